@@ -1,0 +1,1 @@
+"""The games app. Its ``engine`` subpackage is pure Python and never imports Django."""

@@ -1,0 +1,172 @@
+"""The protocol every game implements, and the errors it raises.
+
+Nothing under ``games.engine`` imports Django: the engine is a library the site stores, serves and
+schedules around (scalachess beside lichess). A game is one object of pure functions over plain,
+JSON-ready data (boardgame.io's game object; OpenSpiel's ``legal_actions`` / ``apply_action``).
+
+Vocabulary
+----------
+player
+    An index 0..n-1 fixed for the whole game: the site's "seat position at sign-up". What a player
+    has seen stays with the player (Mascarade R2): knowledge, moves and viewers are about players.
+seat
+    A place at the table, 0..n-1 clockwise, that owns a card and coins. In most games player ``p``
+    always sits at seat ``p``; Mascarade's Puppeteer moves players between seats.
+viewer
+    Who a projection is for: a player index (``int``), :data:`SPECTATOR` (sees only what everyone
+    at the table sees) or :data:`MODERATOR` (sees everything; the site shows it to moderators only
+    and logs each opening).
+move
+    A JSON-ready ``dict`` with a ``"type"`` key, exactly as ``shared/API.md`` spells it.
+event
+    A JSON-ready ``dict`` with a ``"type"`` key that :meth:`Game.apply` returns; it has the whole
+    truth and is only ever shown through :meth:`Game.view_event`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+SPECTATOR = "spectator"
+MODERATOR = "moderator"
+
+Viewer = int | str  # a player index, SPECTATOR or MODERATOR
+Move = dict[str, Any]
+Event = dict[str, Any]
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose.
+
+    ``code`` is a stable machine code (``"r5_revealed_last_turn"``); ``message`` is a sentence a
+    player understands, naming the rule where there is one.
+    """
+
+    default_code = "engine_error"
+
+    def __init__(self, message: str, code: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.default_code
+        self.extra = extra
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidOptions(EngineError):
+    """The options cannot make a game. ``field`` names the offending option when there is one."""
+
+    default_code = "invalid_options"
+
+    def __init__(self, message: str, code: str | None = None, field: str | None = None, **extra):
+        super().__init__(message, code, **extra)
+        self.field = field
+
+
+class MalformedMove(EngineError):
+    """The move is not a move at all: unknown type, missing field, wrong type, out of range."""
+
+    default_code = "malformed_move"
+
+
+class IllegalMove(EngineError):
+    """A well-formed move that the rules do not allow now."""
+
+    default_code = "illegal_move"
+
+
+class NotYourDecision(EngineError):
+    """The game is not waiting for a decision from this player."""
+
+    default_code = "not_your_decision"
+
+
+class GameOver(IllegalMove):
+    """The game has ended; no move is possible."""
+
+    default_code = "game_over"
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A decision the game waits for.
+
+    ``decision`` is the kind the site shows and times: for Mascarade ``"prep"``, ``"turn"``,
+    ``"challenge"`` or a power decision's move type (``"spy_swap"``, ``"guru_answer"``, ...).
+    ``timer`` names the option that sets its deadline (``"move_timeout"`` or
+    ``"challenge_timeout"``).
+    """
+
+    player: int
+    seat: int
+    decision: str
+    timer: str = "move_timeout"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "seat": self.seat, "decision": self.decision,
+                "timer": self.timer}
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of a game: winners as seats and as players (they differ after a Puppeteer)."""
+
+    winner_seats: tuple[int, ...]
+    winner_players: tuple[int, ...]
+    reason: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Game(Protocol):
+    """One game: data plus pure functions. No method mutates its arguments."""
+
+    id: str
+    min_players: int
+    max_players: int
+
+    def normalize_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Validate ``options`` and return them complete (defaults filled in), JSON-ready.
+
+        Raises :class:`InvalidOptions` with a message per broken rule. Engine-level options only
+        (site options such as timeouts are passed through unchanged when present).
+        """
+
+    def player_count(self, options: dict[str, Any]) -> int:
+        """How many players normalized ``options`` seat."""
+
+    def setup(self, options: dict[str, Any], seed: int) -> Any:
+        """The initial state for normalized ``options``; all randomness flows from ``seed``."""
+
+    def pending(self, state: Any) -> list[Pending]:
+        """Every decision the game is waiting for now (empty once over)."""
+
+    def legal_moves(self, state: Any, player: int) -> list[Move]:
+        """Every concrete move ``player`` may send now (empty if none is awaited from them)."""
+
+    def apply(self, state: Any, player: int, move: Move) -> tuple[Any, list[Event]]:
+        """Apply ``move`` by ``player``: the new state and the events it caused.
+
+        Raises :class:`MalformedMove`, :class:`NotYourDecision`, :class:`IllegalMove`.
+        """
+
+    def timeout_move(self, state: Any, player: int) -> Move:
+        """The move played for ``player`` when their pending decision's deadline passes."""
+
+    def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
+        """The state as ``viewer`` may know it: JSON-ready, nothing they could not know."""
+
+    def view_event(self, event: Event, viewer: Viewer, state: Any) -> Event | None:
+        """``event`` as ``viewer`` may see it, given the current ``state`` (memory rules such as
+        Mascarade's ``log_masks`` depend on it); ``None`` when the viewer sees nothing of it."""
+
+    def result(self, state: Any) -> Result | None:
+        """``None`` while the game goes on."""
+
+    def to_json(self, state: Any) -> dict[str, Any]:
+        """Serialise a state; ``from_json(to_json(s)) == s``."""
+
+    def from_json(self, data: dict[str, Any]) -> Any:
+        """Rebuild a state from :meth:`to_json`."""

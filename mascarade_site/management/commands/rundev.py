@@ -1,0 +1,103 @@
+"""`manage.py rundev`: the development service in one foreground command.
+
+Starts Django's web server on http://127.0.0.1:8000 and a real Celery worker with an embedded beat
+scheduler (on Redis when REDIS_URL is set, else on kombu's filesystem transport under var/), prints
+the URL and an admin login, and stops both on one Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+ADMIN_USERNAME = "admin"
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+class Command(BaseCommand):
+    help = "Run the web server and a Celery worker with beat in the foreground (Ctrl-C stops both)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--addr", default="127.0.0.1:8000", help="host:port for the web server")
+        parser.add_argument("--no-worker", action="store_true", help="do not start Celery")
+
+    def ensure_admin(self) -> tuple[str, str]:
+        """Create the development superuser once; its password is kept in var/dev-admin.txt."""
+        secret_file = Path(settings.VAR_DIR) / "dev-admin.txt"
+        User = get_user_model()
+        user = User.objects.filter(username=ADMIN_USERNAME).first()
+        password = secret_file.read_text().strip() if secret_file.exists() else ""
+        if user is None or not password or not user.check_password(password):
+            password = secrets.token_urlsafe(12)
+            if user is None:
+                user = User(username=ADMIN_USERNAME, email="admin@localhost",
+                            is_staff=True, is_superuser=True)
+            user.set_password(password)
+            user.save()
+            secret_file.write_text(password + "\n")
+            secret_file.chmod(0o600)
+        return ADMIN_USERNAME, password
+
+    def handle(self, *args, **options):
+        username, password = self.ensure_admin()
+        addr = options["addr"]
+        python = sys.executable
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        commands = [
+            ("web", [python, "manage.py", "runserver", addr, "--noreload"]),
+        ]
+        if not options["no_worker"]:
+            commands.append(("worker", [
+                python, "-m", "celery", "-A", "mascarade_site", "worker", "--beat",
+                "--loglevel", "INFO", "--concurrency", "2",
+                "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
+            ]))
+        broker = "Redis" if settings.REDIS_URL else "filesystem transport under var/celery/"
+        self.stdout.write(self.style.SUCCESS(
+            f"\n  Mascarade Online is starting on http://{addr}/\n"
+            f"  Admin: http://{addr}/admin/  user: {username}  password: {password}\n"
+            f"  Database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}"
+            f" · Celery broker: {broker} · mail: {settings.EMAIL_BACKEND.rsplit('.', 2)[-2]}"
+            f" ({settings.EMAIL_FILE_PATH})\n"
+            "  Press Ctrl-C once to stop everything.\n"
+        ))
+        # Ctrl-C reaches the whole foreground process group; a SIGTERM to this process alone
+        # (a supervisor, `kill`) is turned into the same clean stop of both children.
+        signal.signal(signal.SIGTERM, _raise_interrupt)
+        procs = [(name, subprocess.Popen(cmd, env=env)) for name, cmd in commands]  # noqa: S603
+        try:
+            while True:
+                for name, proc in procs:
+                    if proc.poll() is not None:
+                        self.stderr.write(f"{name} exited with code {proc.returncode}; stopping.")
+                        raise KeyboardInterrupt
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self._stop(procs)
+
+    def _stop(self, procs) -> None:
+        for _, proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for _, proc in procs:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.stdout.write("Stopped.")

@@ -1,0 +1,60 @@
+"""Site-wide views: the home page and the health check."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import connections
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from .celery import app as celery_app
+
+logger = logging.getLogger(__name__)
+
+
+def home(request):
+    return render(request, "home.html")
+
+
+def _check_database() -> str | None:
+    try:
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any failure means "down"; the reason goes to the log and the body
+        logger.warning("health check: database unreachable: %s", exc)
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _check_broker(timeout: float = 2.0) -> str | None:
+    try:
+        with celery_app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2,
+                                   interval_max=0.2, timeout=timeout)
+            # ensure_connection alone may succeed lazily on some transports: open a channel.
+            conn.default_channel  # noqa: B018
+    except Exception as exc:
+        logger.warning("health check: broker unreachable: %s", exc)
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+@never_cache
+@require_GET
+def healthz(request):
+    """200 with both components "ok", or 503 naming the one(s) that did not answer."""
+    checks = {"database": _check_database(), "broker": _check_broker()}
+    body = {
+        "status": "ok" if not any(checks.values()) else "unavailable",
+        "database": "ok" if checks["database"] is None else "down",
+        "broker": "ok" if checks["broker"] is None else "down",
+    }
+    failing = [name for name, err in checks.items() if err]
+    if failing:
+        body["failing"] = failing
+        body["errors"] = {name: checks[name] for name in failing}
+    return JsonResponse(body, status=503 if failing else 200)

@@ -1,0 +1,36 @@
+"""Shared fixtures and the service markers.
+
+``@pytest.mark.postgres`` tests need the database to be PostgreSQL, ``@pytest.mark.redis`` tests
+need ``REDIS_URL``. Without them they skip with a message, except under ``REQUIRE_SERVICES=1``
+(CI), where a missing service is a failure: CI must never pass by skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.conf import settings
+
+
+def _require_services() -> bool:
+    return os.environ.get("REQUIRE_SERVICES", "") not in ("", "0", "false", "False")
+
+
+def _missing(item: pytest.Item) -> str | None:
+    if item.get_closest_marker("postgres"):
+        engine = settings.DATABASES["default"]["ENGINE"]
+        if engine != "django.db.backends.postgresql":
+            return "needs PostgreSQL: set DATABASE_URL=postgres://… (see README)"
+    if item.get_closest_marker("redis") and not settings.REDIS_URL:
+        return "needs Redis: set REDIS_URL=redis://… (see README)"
+    return None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    reason = _missing(item)
+    if reason is None:
+        return
+    if _require_services():
+        pytest.fail(f"REQUIRE_SERVICES=1 but this test {reason}", pytrace=False)
+    pytest.skip(reason)
