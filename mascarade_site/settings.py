@@ -223,6 +223,12 @@ LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 
 # --- Django REST framework and the OpenAPI schema -----------------------------------------------
+# API throttles (requests per second/minute/hour/day): per user, per anonymous IP, and for
+# registration and token login per IP.
+API_THROTTLE_USER = env.str("API_THROTTLE_USER", default="1200/minute")
+API_THROTTLE_ANON = env.str("API_THROTTLE_ANON", default="300/minute")
+API_THROTTLE_AUTH = env.str("API_THROTTLE_AUTH", default="30/minute")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -230,14 +236,37 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "games.api.pagination.Pagination",
     "PAGE_SIZE": 50,
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "games.api.negotiation.JSONFallbackNegotiation",
+    "EXCEPTION_HANDLER": "games.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "games.api.throttling.UserThrottle",
+        "games.api.throttling.AnonThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": API_THROTTLE_USER,
+        "anon": API_THROTTLE_ANON,
+        "auth": API_THROTTLE_AUTH,
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Mascarade Online API",
     "DESCRIPTION": "REST API v1 for Mascarade Online (see API.md).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.api.schema.add_error_responses",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": "games.models.Game.Status",
+        "BotKindEnum": "games.api.serializers.BOT_KIND_CHOICES",
+    },
 }
 
 # --- Security (production) ----------------------------------------------------------------------

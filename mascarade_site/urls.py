@@ -1,5 +1,8 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from games.api.errors import api_not_found
 
 from . import views
 
@@ -9,4 +12,12 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("api/v1/", include("games.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # Any other path under /api/ answers a JSON 404 (whatever DEBUG says).
+    re_path(r"^api/", api_not_found),
 ]
+
+handler404 = "games.api.errors.handler404"
+handler500 = "games.api.errors.handler500"

@@ -1,0 +1,100 @@
+"""API v1 accounts (``shared/API.md``, "Accounts"): register, token, me."""
+
+from __future__ import annotations
+
+from allauth.account import app_settings as allauth_settings
+from allauth.account.models import EmailAddress
+from django.contrib.auth import authenticate
+from django.db import IntegrityError, transaction
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.api.errors import Forbidden, Invalid, InvalidCredentials
+from games.api.serializers import ErrorOut
+from games.api.throttling import AnonThrottle, AuthThrottle, UserThrottle
+from games.api.views import validated
+
+from .models import User
+from .serializers import MeSerializer, RegisterIn, RegisterOut, TokenIn, TokenOut
+
+
+def verification_required() -> bool:
+    return allauth_settings.EMAIL_VERIFICATION == allauth_settings.EmailVerificationMethod.MANDATORY
+
+
+class RegisterView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [AuthThrottle, AnonThrottle]
+
+    @extend_schema(
+        operation_id="auth_register", request=RegisterIn,
+        responses={201: RegisterOut,
+                   400: OpenApiResponse(ErrorOut, description="`invalid`: `fields` says what "
+                                        "(a taken username or email, a weak password)")},
+        summary="Create an account; a verification mail goes out")
+    def post(self, request):
+        data = validated(RegisterIn, request.data)
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(data["username"], data["email"],
+                                                data["password"])
+                address = EmailAddress.objects.create(user=user, email=user.email,
+                                                      primary=True, verified=False)
+        except IntegrityError as exc:  # a concurrent registration took the name or address
+            raise Invalid({"username": ["A user with that username or email already exists."]}
+                          ) from exc
+        if allauth_settings.EMAIL_VERIFICATION != allauth_settings.EmailVerificationMethod.NONE:
+            address.send_confirmation(request._request, signup=True)
+        return Response({"id": user.pk, "username": user.username}, status=201)
+
+
+class TokenView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [AuthThrottle, AnonThrottle]
+
+    @extend_schema(
+        operation_id="auth_token", request=TokenIn,
+        responses={200: TokenOut,
+                   400: OpenApiResponse(ErrorOut, description="`invalid_credentials`, or "
+                                        "`invalid` (a missing field)"),
+                   403: OpenApiResponse(ErrorOut, description="`forbidden`: the email address "
+                                        "is not verified yet")},
+        summary="Exchange a username (or email) and password for an API token")
+    def post(self, request):
+        data = validated(TokenIn, request.data)
+        user = authenticate(request._request, username=data["username"],
+                            password=data["password"])
+        if user is None or not user.is_active:
+            raise InvalidCredentials()
+        if (verification_required() and not user.is_staff
+                and not EmailAddress.objects.filter(user=user, verified=True).exists()):
+            raise Forbidden("Confirm your email address first: follow the link in the mail we "
+                            "sent when you registered.")
+        token, _created = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+class MeView(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [UserThrottle, AnonThrottle]
+
+    @extend_schema(operation_id="me_retrieve", responses={200: MeSerializer},
+                   summary="Your profile and preferences")
+    def get(self, request):
+        return Response(MeSerializer(request.user).data)
+
+    @extend_schema(operation_id="me_update", request=MeSerializer,
+                   responses={200: MeSerializer},
+                   summary="Change `language`, `notify_email` or `timezone`")
+    def patch(self, request):
+        serializer = MeSerializer(request.user, data=request.data, partial=True)
+        if not serializer.is_valid():
+            raise Invalid({key: [str(m) for m in value]
+                           for key, value in serializer.errors.items()})
+        serializer.save()
+        return Response(serializer.data)

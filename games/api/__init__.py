@@ -1,0 +1,1 @@
+"""The REST API v1 (``shared/API.md``): views, serializers, errors, throttles, idempotency."""

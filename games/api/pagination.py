@@ -1,0 +1,11 @@
+"""Page-number pagination: ``{"count", "next", "previous", "results"}``."""
+
+from __future__ import annotations
+
+from rest_framework.pagination import PageNumberPagination
+
+
+class Pagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200

@@ -1,0 +1,25 @@
+"""Routes of API v1 (``/api/v1/``)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from accounts.api import MeView, RegisterView, TokenView
+
+from . import views
+
+urlpatterns = [
+    path("auth/register/", RegisterView.as_view(), name="api-register"),
+    path("auth/token/", TokenView.as_view(), name="api-token"),
+    path("me/", MeView.as_view(), name="api-me"),
+    path("me/games/", views.MyGamesView.as_view(), name="api-my-games"),
+    path("games/", views.GamesView.as_view(), name="api-games"),
+    path("games/<uuid:id>/", views.GameDetailView.as_view(), name="api-game"),
+    path("games/<uuid:id>/join/", views.JoinView.as_view(), name="api-game-join"),
+    path("games/<uuid:id>/leave/", views.LeaveView.as_view(), name="api-game-leave"),
+    path("games/<uuid:id>/bots/", views.BotsView.as_view(), name="api-game-bots"),
+    path("games/<uuid:id>/legal-moves/", views.LegalMovesView.as_view(),
+         name="api-game-legal-moves"),
+    path("games/<uuid:id>/moves/", views.MovesView.as_view(), name="api-game-moves"),
+    path("games/<uuid:id>/events/", views.EventsView.as_view(), name="api-game-events"),
+]

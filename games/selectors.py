@@ -1,0 +1,339 @@
+"""Reads: a game's engine state, and everything a viewer may see of it.
+
+Every answer about a game goes through the engine's projection for its viewer (``Game.view`` for
+the state, ``Game.view_event`` for the history): this module is the site's single projection
+point. The engine state comes from the :class:`~games.models.Snapshot` when it is current, else
+from the snapshot plus the moves after it, else from a full replay of the stored moves; either
+way the number of queries does not depend on the length of the game.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import IntegrityError, transaction
+from django.db.models import F, Min, Q, QuerySet
+from django.utils import timezone
+
+from games.engine import SPECTATOR, get_game
+
+from .models import Game, MoveRecord, PendingDecision, Seat, Snapshot
+
+#: How many moves one page of ``/events/`` covers at most.
+EVENTS_PAGE_MOVES = 200
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    """ISO 8601 in UTC with a ``Z``, to the second (API.md "Conventions")."""
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+# --------------------------------------------------------------------------------------------
+# The engine state
+
+
+def cached_snapshot(game: Game) -> Snapshot | None:
+    """The snapshot loaded with ``select_related("snapshot")`` (or by one query), if any."""
+    try:
+        return game.snapshot
+    except ObjectDoesNotExist:
+        return None
+
+
+def load_state(game: Game, *, persist: bool = True) -> Any:
+    """The engine state after ``game.seq`` moves, or ``None`` before the start.
+
+    Current snapshot: no replay. Older snapshot: the moves after it are applied. None (or one
+    ahead of the game row read earlier): a full replay from the seed. The rebuilt state is written
+    back (``persist``) unless a newer snapshot is there already.
+    """
+    if game.status == Game.Status.OPEN:
+        return None
+    engine = get_game(game.kind)
+    snap = cached_snapshot(game)
+    if snap is not None and snap.seq == game.seq:
+        return engine.from_json(snap.state)
+    if snap is not None and snap.seq < game.seq:
+        state, after = engine.from_json(snap.state), snap.seq
+    else:
+        state, after = engine.setup(game.options, game.seed), 0
+    moves = (MoveRecord.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq)
+             .order_by("seq").values_list("seat__position", "payload"))
+    for player, payload in moves:
+        state, _events = engine.apply(state, player, payload)
+    if persist:
+        store_snapshot(game, game.seq, engine.to_json(state), existing=snap)
+    return state
+
+
+def store_snapshot(game: Game, seq: int, data: dict, *, existing: Snapshot | None) -> None:
+    """Write a rebuilt snapshot outside the move lock: never replace a newer one."""
+    if existing is not None:
+        Snapshot.objects.filter(game_id=game.pk, seq__lt=seq).update(
+            seq=seq, state=data, updated_at=timezone.now())
+        return
+    try:
+        with transaction.atomic():
+            Snapshot.objects.bulk_create([Snapshot(game_id=game.pk, seq=seq, state=data)],
+                                         ignore_conflicts=True)
+    except IntegrityError:  # the game row went away meanwhile; nothing to cache
+        return
+
+
+# --------------------------------------------------------------------------------------------
+# Loading a game for a viewer
+
+
+@dataclass
+class Loaded:
+    """A game with its seats (by position), state and pending decisions, as read together."""
+
+    game: Game
+    seats: list[Seat]
+    state: Any = None
+    pending: list[PendingDecision] = field(default_factory=list)
+
+    def player_of(self, user) -> int | None:
+        """The viewer's engine player index, or ``None`` for a spectator."""
+        if user is None or not user.is_authenticated:
+            return None
+        for seat in self.seats:
+            if seat.user_id == user.pk:
+                return seat.position
+        return None
+
+    def seat_at(self, position: int) -> Seat:
+        for seat in self.seats:
+            if seat.position == position:
+                return seat
+        raise LookupError(position)
+
+
+def game_queryset() -> QuerySet[Game]:
+    return Game.objects.select_related("snapshot", "created_by")
+
+
+def seats_of(game: Game) -> list[Seat]:
+    return list(Seat.objects.filter(game_id=game.pk).select_related("user").order_by("position"))
+
+
+def can_see(game: Game, seats: list[Seat], user) -> bool:
+    """Public games: everyone, anonymous spectators included. Private: their players and staff."""
+    if not game.private:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return user.is_staff or any(seat.user_id == user.pk for seat in seats)
+
+
+def find_game(game_id) -> Game | None:
+    """The game row with its snapshot and creator, in one query (whoever may see it: see
+    :func:`load_for_viewer`)."""
+    return game_queryset().filter(pk=game_id).first()
+
+
+def load_for_viewer(game: Game, user, *, with_state: bool = True,
+                    with_pending: bool = True) -> Loaded | None:
+    """Seats, state and pending decisions of ``game``; ``None`` if ``user`` may not see it."""
+    seats = seats_of(game)
+    if not can_see(game, seats, user):
+        return None
+    loaded = Loaded(game=game, seats=seats)
+    if with_state:
+        loaded.state = load_state(game)
+    if with_pending and game.status != Game.Status.OPEN:
+        loaded.pending = list(PendingDecision.objects.filter(game_id=game.pk))
+    return loaded
+
+
+# --------------------------------------------------------------------------------------------
+# Projections
+
+
+def _names(seats: list[Seat]) -> tuple[dict[int, str], dict[int, bool]]:
+    return ({seat.position: seat.name for seat in seats},
+            {seat.position: seat.is_bot for seat in seats})
+
+
+def players_payload(seats: list[Seat]) -> list[dict[str, Any]]:
+    return [{"position": seat.position, "player": seat.name, "is_bot": seat.is_bot}
+            for seat in seats]
+
+
+def _name(names: dict[int, str], player: Any) -> Any:
+    if isinstance(player, int) and not isinstance(player, bool):
+        return names.get(player, player)
+    return player
+
+
+def state_payload(loaded: Loaded, viewer_player: int | None) -> tuple[dict | None, dict | None]:
+    """``(state, you)`` for the viewer: the engine's view, players named, deadlines added."""
+    if loaded.state is None:
+        return None, None
+    engine = get_game(loaded.game.kind)
+    view = engine.view(loaded.state, viewer_player if viewer_player is not None else SPECTATOR)
+    you = view.pop("you", None)
+    names, bots = _names(loaded.seats)
+    deadlines = {row.player: row.deadline for row in loaded.pending}
+    if isinstance(view.get("seats"), list):
+        view["seats"] = [{**seat, "player": _name(names, seat.get("player")),
+                          "is_bot": bots.get(seat.get("player"), False)}
+                         for seat in view["seats"]]
+    if isinstance(view.get("awaiting"), list):
+        view["awaiting"] = [{**item, "player": _name(names, item.get("player")),
+                             "deadline": iso(deadlines.get(item.get("player")))}
+                            for item in view["awaiting"]]
+    if viewer_player is None:
+        return view, None
+    knowledge = you.get("knowledge", []) if isinstance(you, dict) else []
+    seat = you.get("seat", viewer_player) if isinstance(you, dict) else viewer_player
+    return view, {"seat": seat, "knowledge": knowledge}
+
+
+def game_payload(loaded: Loaded, user) -> dict[str, Any]:
+    """The game as ``user`` may see it (API.md "The game as seen by a viewer")."""
+    game = loaded.game
+    player = loaded.player_of(user)
+    state, you = state_payload(loaded, player)
+    if you is None and player is not None:
+        you = {"seat": player, "knowledge": []}
+    out = summary_payload(game, loaded.seats)
+    out["state"] = state
+    out["you"] = you
+    if game.private and player is not None:
+        out["invite_code"] = game.invite_code
+    return out
+
+
+def summary_payload(game: Game, seats: list[Seat]) -> dict[str, Any]:
+    """What listings show of a game: no state."""
+    return {
+        "id": str(game.id),
+        "game": game.kind,
+        "status": game.status,
+        "private": game.private,
+        "created_by": game.created_by.username if game.created_by_id else None,
+        "options": game.options,
+        "seq": game.seq,
+        "seats_total": game.seat_count,
+        "seats_free": max(0, game.seat_count - len(seats)),
+        "players": players_payload(seats),
+        "winners": list(game.winners or []),
+        "created_at": iso(game.created_at),
+        "updated_at": iso(game.updated_at),
+        "started_at": iso(game.started_at),
+        "finished_at": iso(game.finished_at),
+    }
+
+
+def legal_moves_payload(loaded: Loaded, user) -> dict[str, Any]:
+    player = loaded.player_of(user)
+    moves: list = []
+    if (player is not None and loaded.state is not None
+            and loaded.game.status == Game.Status.ACTIVE):
+        moves = get_game(loaded.game.kind).legal_moves(loaded.state, player)
+    return {"seq": loaded.game.seq, "moves": moves}
+
+
+def _event_payload(seq: int, at: str | None, event: dict, names: dict[int, str]) -> dict:
+    out: dict[str, Any] = {"seq": seq, "at": at}
+    for key, value in event.items():
+        if key in ("seq", "at"):
+            continue
+        if key in ("player", "target_player"):
+            value = _name(names, value)
+        elif key == "players" and isinstance(value, list):
+            value = [_name(names, v) for v in value]
+        out[key] = value
+    return out
+
+
+def events_payload(loaded: Loaded, user, after: int,
+                   limit: int = EVENTS_PAGE_MOVES) -> dict[str, Any]:
+    """The viewer's view of the events of the moves after ``after``, at most ``limit`` moves."""
+    game = loaded.game
+    results: list[dict] = []
+    next_after = after
+    if loaded.state is not None:
+        engine = get_game(game.kind)
+        player = loaded.player_of(user)
+        viewer = player if player is not None else SPECTATOR
+        names, _bots = _names(loaded.seats)
+        records = (MoveRecord.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq)
+                   .order_by("seq").values_list("seq", "created_at", "events")[:limit])
+        for seq, created_at, events in records:
+            at = iso(created_at)
+            for event in events:
+                seen = engine.view_event(event, viewer, loaded.state)
+                if seen is not None:
+                    results.append(_event_payload(seq, at, seen, names))
+            next_after = seq
+    return {"results": results, "next_after": next_after,
+            "more": next_after < game.seq}
+
+
+def viewer_history(game: Game, state: Any, player: int,
+                   raw: list[tuple[int, dict]] | None = None) -> list[dict]:
+    """A player's own view of the whole history, oldest first, each event with its ``seq``:
+    what a bot decides from (``games.engine.bots``). ``raw`` may hold the stored events already
+    read (``(seq, event)`` pairs) to save the query."""
+    engine = get_game(game.kind)
+    if raw is None:
+        raw = raw_events(game.pk, 0, game.seq)
+    out = []
+    for seq, event in raw:
+        seen = engine.view_event(event, player, state)
+        if seen is not None:
+            out.append({**seen, "seq": seq})
+    return out
+
+
+def raw_events(game_id, after: int, upto: int) -> list[tuple[int, dict]]:
+    """The stored events (whole truth, never shown as is) of moves ``after < seq <= upto``."""
+    rows = (MoveRecord.objects.filter(game_id=game_id, seq__gt=after, seq__lte=upto)
+            .order_by("seq").values_list("seq", "events"))
+    return [(seq, event) for seq, events in rows for event in events]
+
+
+# --------------------------------------------------------------------------------------------
+# Listings
+
+
+def public_games(status: str | None = None, kind: str | None = None) -> QuerySet[Game]:
+    qs = Game.objects.filter(private=False).select_related("created_by")
+    if status:
+        qs = qs.filter(status=status)
+    if kind:
+        qs = qs.filter(kind=kind)
+    return qs.order_by("-created_at")
+
+
+def games_of(user, status: str | None = None, my_turn: bool | None = None) -> QuerySet[Game]:
+    """The viewer's games: those awaiting them first (nearest deadline first), then the others
+    by their nearest deadline, then the most recently changed."""
+    qs = (Game.objects.filter(seats__user=user).select_related("created_by")
+          .annotate(your_deadline=Min("pending_decisions__deadline",
+                                      filter=Q(pending_decisions__user=user)),
+                    next_deadline=Min("pending_decisions__deadline")))
+    if status:
+        qs = qs.filter(status=status)
+    if my_turn is True:
+        qs = qs.filter(your_deadline__isnull=False)
+    elif my_turn is False:
+        qs = qs.filter(your_deadline__isnull=True)
+    return qs.order_by(F("your_deadline").asc(nulls_last=True),
+                       F("next_deadline").asc(nulls_last=True), "-updated_at", "id")
+
+
+def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
+    """Seats of several games in one query."""
+    out: dict[Any, list[Seat]] = {game.pk: [] for game in games}
+    for seat in (Seat.objects.filter(game_id__in=list(out)).select_related("user")
+                 .order_by("game_id", "position")):
+        out[seat.game_id].append(seat)
+    return out

@@ -1,0 +1,469 @@
+"""Writes: create, join, leave, add bots, submit a move; the bots' turns.
+
+Every change to a game happens in one transaction that first locks the game row
+(``select_for_update``), so moves of one game are applied one at a time, each against the state
+its sender saw when it sends ``expected_seq``. Follow-up work (bots' moves) is enqueued with
+``transaction.on_commit`` and never makes a move fail: if the broker is down the error is logged
+and the bot decision stays in :class:`~games.models.PendingDecision` (``bot=True``) for a periodic
+sweep to find.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.engine import InvalidOptions, get_game
+from games.engine.bots import bot_rng, get_bot
+
+from . import selectors
+from .api.errors import (
+    AlreadySeated,
+    Forbidden,
+    GameFull,
+    GameNotActive,
+    IdempotencyConflict,
+    Invalid,
+    NotFound,
+    StaleSeq,
+)
+from .models import Game, IdempotencyKey, MoveRecord, PendingDecision, Seat, Snapshot
+
+logger = logging.getLogger(__name__)
+
+Actor = MoveRecord.Actor
+
+#: Options only staff may set (API.md "Mascarade options").
+STAFF_OPTIONS = ("deal", "first_seat")
+#: Bot kinds a creator may choose; the default plays from what its player knows.
+BOT_KINDS = ("heuristic", "random")
+DEFAULT_BOT_KIND = "heuristic"
+#: How long an Idempotency-Key answer is kept.
+IDEMPOTENCY_TTL = dt.timedelta(hours=24)
+#: Bot moves one task plays before it hands over to a new task.
+BOT_MOVES_PER_TASK = 100
+#: Deadline fallback when a game's options do not name the timer (seconds).
+DEFAULT_TIMEOUT = 86_400
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """An ``Idempotency-Key`` header and what it was sent with."""
+
+    user_id: int
+    key: str
+    request_hash: str
+
+    @staticmethod
+    def hash_request(method: str, path: str, body: Any) -> str:
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(f"{method} {path}\n{canonical}".encode()).hexdigest()
+
+
+@dataclass
+class Outcome:
+    """An answer: its status and JSON body; ``replayed`` when it is a stored first answer."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+# --------------------------------------------------------------------------------------------
+# Idempotency
+
+
+def _stored_answer(idem: Idempotency | None) -> Outcome | None:
+    """The first answer to this key if it was sent with the same request within 24 hours."""
+    if idem is None:
+        return None
+    row = IdempotencyKey.objects.filter(user_id=idem.user_id, key=idem.key).first()
+    if row is None:
+        return None
+    if row.created_at < timezone.now() - IDEMPOTENCY_TTL:
+        row.delete()
+        return None
+    if row.request_hash != idem.request_hash:
+        raise IdempotencyConflict()
+    return Outcome(row.status_code, row.response, replayed=True)
+
+
+def _store_answer(idem: Idempotency | None, outcome: Outcome) -> None:
+    if idem is not None:
+        IdempotencyKey.objects.create(user_id=idem.user_id, key=idem.key,
+                                      request_hash=idem.request_hash,
+                                      status_code=outcome.status, response=outcome.body)
+
+
+def _idempotent(idem: Idempotency | None, work) -> Outcome:
+    """Run ``work()`` (a transaction that checks and stores the key); if it lost a race on the
+    key to another request, answer as that request's key says."""
+    try:
+        return work()
+    except IntegrityError:
+        if idem is None:
+            raise
+        stored = _stored_answer(idem)
+        if stored is None:
+            raise
+        return stored
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers under the game lock
+
+
+def _lock(game_id) -> Game:
+    game = (Game.objects.select_for_update(of=("self",)).select_related("snapshot", "created_by")
+            .filter(pk=game_id).first())
+    if game is None:
+        raise NotFound("No such game.")
+    return game
+
+
+def _timeout(game: Game, timer: str) -> int:
+    value = game.options.get(timer, DEFAULT_TIMEOUT)
+    return value if isinstance(value, int) and value > 0 else DEFAULT_TIMEOUT
+
+
+def _sync_pending(game: Game, state: Any, seats: list[Seat], mover: int | None,
+                  now: dt.datetime) -> list[PendingDecision]:
+    """Make the PendingDecision rows mirror ``Game.pending(state)``.
+
+    A decision still awaited from a player who did not just move keeps its row and deadline;
+    every other one is replaced. Three queries at most, whatever the game's length.
+    """
+    engine = get_game(game.kind)
+    wanted = engine.pending(state) if state is not None else []
+    by_position = {seat.position: seat for seat in seats}
+    existing = {row.player: row for row in PendingDecision.objects.filter(game_id=game.pk)}
+    keep: list[PendingDecision] = []
+    create: list[PendingDecision] = []
+    for pending in wanted:
+        row = existing.pop(pending.player, None)
+        if (row is not None and pending.player != mover and row.seat == pending.seat
+                and row.decision == pending.decision):
+            keep.append(row)
+            continue
+        if row is not None:
+            existing[pending.player] = row  # replaced: delete the old row first
+        seat = by_position[pending.player]
+        create.append(PendingDecision(
+            game_id=game.pk, player=pending.player, seat=pending.seat,
+            decision=pending.decision, seq=game.seq,
+            deadline=now + dt.timedelta(seconds=_timeout(game, pending.timer)),
+            user_id=seat.user_id, bot=seat.is_bot))
+    if existing:
+        PendingDecision.objects.filter(pk__in=[row.pk for row in existing.values()]).delete()
+    if create:
+        PendingDecision.objects.bulk_create(create)
+    return keep + create
+
+
+def _write_snapshot(game: Game, state: Any) -> None:
+    """Upsert the snapshot at the game's seq (under the game lock): one query."""
+    data = get_game(game.kind).to_json(state)
+    Snapshot.objects.bulk_create(
+        [Snapshot(game_id=game.pk, seq=game.seq, state=data)],
+        update_conflicts=True, unique_fields=["game"], update_fields=["seq", "state",
+                                                                       "updated_at"])
+
+
+def _schedule_bots_on_commit(game: Game, pending: list[PendingDecision]) -> None:
+    if any(row.bot for row in pending):
+        game_id, seq = str(game.pk), game.seq
+        transaction.on_commit(lambda: enqueue_bots(game_id, seq))
+
+
+def enqueue_bots(game_id: str, seq: int) -> bool:
+    """Ask a worker to play the bots' pending decisions at ``seq``. Never raises: when the broker
+    is down the failure is logged and the decision waits for a periodic sweep."""
+    from .tasks import play_bots
+
+    try:
+        play_bots.apply_async(args=[str(game_id), seq],
+                              retry_policy={"max_retries": 1, "interval_start": 0,
+                                            "interval_step": 0.2, "interval_max": 0.2})
+    except Exception:
+        logger.exception("could not enqueue the bots of game %s at seq %s", game_id, seq)
+        return False
+    return True
+
+
+def _start(game: Game, seats: list[Seat], now: dt.datetime) -> selectors.Loaded:
+    """The last seat is filled: set the game up and wait for its first decisions."""
+    engine = get_game(game.kind)
+    state = engine.setup(game.options, game.seed)
+    game.status = Game.Status.ACTIVE
+    game.started_at = now
+    game.save(update_fields=["status", "started_at", "updated_at"])
+    _write_snapshot(game, state)
+    pending = _sync_pending(game, state, seats, None, now)
+    _schedule_bots_on_commit(game, pending)
+    return selectors.Loaded(game=game, seats=seats, state=state, pending=pending)
+
+
+def _start_if_full(game: Game, seats: list[Seat], now: dt.datetime) -> selectors.Loaded:
+    """Start the game if every seat is taken; the game as loaded either way (no state while
+    open)."""
+    if len(seats) == game.seat_count and game.status == Game.Status.OPEN:
+        return _start(game, seats, now)
+    game.save(update_fields=["updated_at"])
+    return selectors.Loaded(game=game, seats=seats)
+
+
+def _bot_seats(game: Game, positions: list[int], kind: str) -> list[Seat]:
+    return [Seat(game=game, position=p, bot_kind=kind) for p in positions]
+
+
+def _free_positions(game: Game, seats: list[Seat]) -> list[int]:
+    taken = {seat.position for seat in seats}
+    return [p for p in range(game.seat_count) if p not in taken]
+
+
+# --------------------------------------------------------------------------------------------
+# Create, join, leave, bots
+
+
+def create_game(user, kind: str, options: Any, *, private: bool = False, bots: int = 0,
+                bot_kind: str = DEFAULT_BOT_KIND, idempotency: Idempotency | None = None
+                ) -> Outcome:
+    """A new game with ``user`` at seat 0 (and ``bots`` bot seats after it)."""
+    engine = get_game(kind)
+    if isinstance(options, dict) and not user.is_staff:
+        staff_only = [key for key in STAFF_OPTIONS if key in options]
+        if staff_only:
+            raise Forbidden(f"The option {staff_only[0]!r} is for staff only.")
+    normalized = engine.normalize_options(options)
+    count = engine.player_count(normalized)
+    if not 0 <= bots <= count - 1:
+        raise Invalid({"bots": [f"Between 0 and {count - 1} bots can join a game of {count}."]})
+
+    def work() -> Outcome:
+        with transaction.atomic():
+            if idempotency is not None:
+                type(user).objects.select_for_update().filter(pk=user.pk).first()
+                stored = _stored_answer(idempotency)
+                if stored is not None:
+                    return stored
+            now = timezone.now()
+            game = Game.objects.create(
+                kind=engine.id, options=normalized, seed=secrets.randbits(63),
+                private=private, invite_code=secrets.token_urlsafe(9) if private else "",
+                created_by=user, seat_count=count)
+            seats = [Seat.objects.create(game=game, position=0, user=user)]
+            if bots:
+                seats += Seat.objects.bulk_create(_bot_seats(game, list(range(1, bots + 1)),
+                                                             bot_kind))
+            loaded = _start_if_full(game, seats, now)
+            outcome = Outcome(201, selectors.game_payload(loaded, user))
+            _store_answer(idempotency, outcome)
+            return outcome
+
+    return _idempotent(idempotency, work)
+
+
+def join_game(user, game_id, invite_code: str | None = None) -> dict[str, Any]:
+    """Seat ``user`` at the lowest free seat; the game starts when the last one is filled."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seats = selectors.seats_of(game)
+        if any(seat.user_id == user.pk for seat in seats):
+            raise AlreadySeated()
+        if game.private and not secrets.compare_digest(str(invite_code or ""),
+                                                       game.invite_code):
+            raise Forbidden("This game is private: joining it needs its invite code.")
+        free = _free_positions(game, seats)
+        if not free:
+            raise GameFull()
+        if game.status != Game.Status.OPEN:
+            raise GameNotActive(f"This game is {game.status}: it takes no new players.")
+        seat = Seat.objects.create(game=game, position=free[0], user=user)
+        seats = sorted([*seats, seat], key=lambda s: s.position)
+        return selectors.game_payload(_start_if_full(game, seats, timezone.now()), user)
+
+
+def leave_game(user, game_id) -> dict[str, Any]:
+    """Give the seat back, before the start only. A game left without humans is aborted."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seats = selectors.seats_of(game)
+        if not selectors.can_see(game, seats, user):
+            raise NotFound("No such game.")
+        mine = [seat for seat in seats if seat.user_id == user.pk]
+        if not mine:
+            raise Forbidden("You have no seat in this game.")
+        if game.status != Game.Status.OPEN:
+            raise Forbidden(f"This game is {game.status}: seats can only be left before the "
+                            f"start.")
+        mine[0].delete()
+        seats = [seat for seat in seats if seat.pk != mine[0].pk]
+        fields = ["updated_at"]
+        if not any(seat.user_id for seat in seats):
+            game.status = Game.Status.ABORTED
+            fields.append("status")
+        game.save(update_fields=fields)
+        return selectors.game_payload(selectors.Loaded(game=game, seats=seats), user)
+
+
+def add_bots(user, game_id, count: int, kind: str = DEFAULT_BOT_KIND) -> dict[str, Any]:
+    """The creator fills ``count`` empty seats (the lowest first) with bots."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seats = selectors.seats_of(game)
+        if not selectors.can_see(game, seats, user):
+            raise NotFound("No such game.")
+        if game.created_by_id != user.pk:
+            raise Forbidden("Only the game's creator can add bots.")
+        free = _free_positions(game, seats)
+        if not free:
+            raise GameFull()
+        if game.status != Game.Status.OPEN:
+            raise GameNotActive(f"This game is {game.status}: bots join open games only.")
+        if count > len(free):
+            raise Invalid({"count": [f"Only {len(free)} seat(s) are free."]})
+        seats = sorted([*seats, *Seat.objects.bulk_create(_bot_seats(game, free[:count], kind))],
+                       key=lambda s: s.position)
+        return selectors.game_payload(_start_if_full(game, seats, timezone.now()), user)
+
+
+# --------------------------------------------------------------------------------------------
+# Moves
+
+
+def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
+                actor: str = Actor.PLAYER, expected_seq: int | None = None,
+                idempotency: Idempotency | None = None, schedule: bool = True) -> Outcome:
+    """Apply one move, as ``user`` (a client) or as ``player`` (bots, timeouts, moderators,
+    the system, who name the engine player index they act for).
+
+    Under the game lock: the idempotency key (a stored answer is replayed), the seat,
+    ``expected_seq``, then the engine, which raises its own errors (mapped by the API). Then the
+    record is appended, the snapshot refreshed, ``seq`` advanced, the pending decisions replaced
+    and, once committed, the bots asked to play. The number of queries does not depend on the
+    length of the game.
+    """
+
+    def work() -> Outcome:
+        with transaction.atomic():
+            game = _lock(game_id)
+            stored = _stored_answer(idempotency)
+            if stored is not None:
+                return stored
+            seats = selectors.seats_of(game)
+            mover = player
+            if user is not None:
+                if not selectors.can_see(game, seats, user):
+                    raise NotFound("No such game.")
+                if mover is None:
+                    mine = [seat.position for seat in seats if seat.user_id == user.pk]
+                    if not mine:
+                        raise Forbidden("You have no seat in this game.")
+                    mover = mine[0]
+            if mover is None:
+                raise ValueError("submit_move needs a user or a player")
+            if game.status != Game.Status.ACTIVE:
+                raise GameNotActive(f"This game is {game.status}: it takes no moves now.")
+            if expected_seq is not None and expected_seq != game.seq:
+                raise StaleSeq(game.seq)
+            engine = get_game(game.kind)
+            state = selectors.load_state(game, persist=False)
+            new_state, events = engine.apply(state, mover, move)
+            seat = next(seat for seat in seats if seat.position == mover)
+            now = timezone.now()
+            game.seq += 1
+            MoveRecord.objects.create(
+                game=game, seq=game.seq, seat=seat, actor=actor,
+                by_user=user if user is not None and user.is_authenticated else None,
+                payload=move, events=events)
+            _write_snapshot(game, new_state)
+            fields = ["seq", "updated_at"]
+            result = engine.result(new_state)
+            if result is not None:
+                game.status = Game.Status.FINISHED
+                game.finished_at = now
+                game.winners = list(result.winner_seats)
+                fields += ["status", "finished_at", "winners"]
+            game.save(update_fields=fields)
+            pending = _sync_pending(game, new_state, seats, mover, now)
+            if schedule:
+                _schedule_bots_on_commit(game, pending)
+            body: dict[str, Any] = {"seq": game.seq}
+            if user is not None:
+                loaded = selectors.Loaded(game=game, seats=seats, state=new_state,
+                                          pending=pending)
+                body["game"] = selectors.game_payload(loaded, user)
+            outcome = Outcome(201, body)
+            _store_answer(idempotency, outcome)
+            return outcome
+
+    return _idempotent(idempotency, work)
+
+
+# --------------------------------------------------------------------------------------------
+# Bots
+
+
+def _bot(game: Game, kind: str):
+    try:
+        return get_bot(game.kind, kind or DEFAULT_BOT_KIND)
+    except ImportError:
+        # A game without its heuristic bot module yet: the random bot stands in.
+        logger.warning("no %r bot for %s yet; the random bot plays", kind, game.kind)
+        return get_bot(game.kind, "random")
+    except InvalidOptions:
+        return get_bot(game.kind, "random")
+
+
+def play_bots(game_id, seq: int, limit: int = BOT_MOVES_PER_TASK) -> int:
+    """Play the bots' pending decisions, starting at ``seq``, until a human is awaited, the game
+    ends, someone else moved, or ``limit`` moves were played (then a new task takes over).
+
+    Idempotent: each move is sent with ``expected_seq``, so a duplicate or late run finds the
+    game moved on and stops. Returns the number of moves played.
+    """
+    played = 0
+    raw: list[tuple[int, dict]] = []
+    raw_upto = 0
+    while played < limit:
+        game = selectors.game_queryset().filter(pk=game_id).first()
+        if game is None or game.status != Game.Status.ACTIVE or game.seq != seq:
+            return played
+        row = (PendingDecision.objects.filter(game_id=game.pk, bot=True)
+               .order_by("deadline", "seat").first())
+        if row is None:
+            return played
+        seats = selectors.seats_of(game)
+        seat = next(s for s in seats if s.position == row.player)
+        engine = get_game(game.kind)
+        state = selectors.load_state(game)
+        legal = engine.legal_moves(state, row.player)
+        if not legal:
+            logger.error("game %s: bot player %s is pending but has no legal move",
+                         game.pk, row.player)
+            return played
+        if raw_upto < game.seq:
+            raw.extend(selectors.raw_events(game.pk, raw_upto, game.seq))
+            raw_upto = game.seq
+        history = selectors.viewer_history(game, state, row.player, raw)
+        move = _bot(game, seat.bot_kind).choose(engine.view(state, row.player), legal, history,
+                                               bot_rng(game.seed, seq, row.player))
+        try:
+            submit_move(game.pk, move, player=row.player, actor=Actor.BOT, expected_seq=seq,
+                        schedule=False)
+        except StaleSeq:
+            return played
+        seq += 1
+        played += 1
+    if PendingDecision.objects.filter(game_id=game_id, bot=True, game__seq=seq,
+                                      game__status=Game.Status.ACTIVE).exists():
+        enqueue_bots(str(game_id), seq)
+    return played
