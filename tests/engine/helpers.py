@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
 from games.engine.mascarade import MASCARADE as M
+from games.engine.mascarade import MASKS
 from games.engine.mascarade.data import PREP_TURNS
 from games.engine.mascarade.state import State
 
@@ -72,3 +74,54 @@ def of_type(events: list[dict], etype: str) -> list[dict]:
 
 def cards(s: State) -> list[dict]:
     return M.view(s, "moderator")["moderator"]["cards"]
+
+
+#: Option sets that, between them, use every mask, both challenge modes and center cards.
+EXPLORE_OPTIONS = [
+    {"players": 4},
+    {"players": 5, "scenario": "B", "log_masks": False},
+    {"players": 8, "scenario": "B", "challenge_mode": "simultaneous"},
+    {"players": 12, "scenario": "custom",
+     "masks": ["judge", "spy", "fool", "puppeteer", "princess", "guru", "sorceress", "crook",
+               "gambler", "peasant", "peasant", "king"]},
+    {"players": 10, "scenario": "custom", "center": 2, "challenge_mode": "simultaneous",
+     "masks": ["judge", "thief", "widow", "patron", "beggar", "cheater", "empress", "spy",
+               "guru", "crook", "fool", "gambler"]},
+]
+
+
+def explore(options: dict, seed: int, moves: int = 300, claim_rate: float = 0.15):
+    """Yield the states of a random game (claims kept rare so that powers resolve often)."""
+    rnd = random.Random(seed)
+    s = M.setup(options, seed)
+    yield s
+    for _ in range(moves):
+        if s.phase == "over":
+            return
+        p = rnd.choice(M.pending(s))
+        if p.decision == "challenge":
+            move = {"type": "claim" if rnd.random() < claim_rate else "pass"}
+        else:
+            move = rnd.choice(M.legal_moves(s, p.player))
+        s, _ = M.apply(s, p.player, move)
+        yield s
+
+
+def universe(s: State) -> list[dict]:
+    """Every well-formed move for ``s``'s table (legal now or not)."""
+    seats = list(range(s.n))
+    slots = [*seats, *(f"center-{k}" for k in range(s.center))]
+    bools = (True, False)
+    moves: list[dict] = [{"type": "look"}, {"type": "claim"}, {"type": "pass"},
+                         {"type": "sorceress", "target": None}]
+    moves += [{"type": "exchange", "target": t, "swap": b} for t in slots for b in bools]
+    moves += [{"type": kind, "mask": m} for kind in ("announce", "guru_answer") for m in MASKS]
+    moves += [{"type": kind, "target": t} for kind in ("spy", "princess", "guru", "crook",
+                                                       "sorceress") for t in seats]
+    moves += [{"type": "spy_swap", "swap": b} for b in bools]
+    pairs = [[a, b] for a in seats for b in seats]
+    moves += [{"type": "fool", "targets": p, "swap": b} for p in pairs for b in bools]
+    moves += [{"type": "puppeteer", "targets": p} for p in pairs]
+    moves += [{"type": "gambler", "hidden": h, "target": t} for h in (1, 2, 3) for t in seats]
+    moves += [{"type": "gambler_guess", "guess": g} for g in (1, 2, 3)]
+    return moves
