@@ -12,6 +12,11 @@ HIGH = "1000000/minute"
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _no_throttling(settings):
     rates = {"user": HIGH, "anon": HIGH, "auth": HIGH}
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
