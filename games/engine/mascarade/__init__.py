@@ -67,8 +67,8 @@ action have ``player``. ``(x)`` marks what only the acting player sees (§9):
 - ``spy``  ``target``, ``mask`` (x), ``target_mask`` (x); ``spy_swap`` ``target``, ``swapped`` (x)
 - ``fool``  ``targets``, ``swapped`` (x)
 - ``puppeteer``  ``targets``; ``seat_change``  ``seats``, ``players`` (now at those seats)
-- ``princess``  ``target``, ``target_player``, ``mask`` (not for ``target_player``; dropped like a
-  reveal's when old and ``log_masks`` is off)
+- ``princess``  ``target``, ``target_player``, ``mask`` (for the other players only: not for
+  ``target_player`` nor spectators; dropped like a reveal's when old and ``log_masks`` is off)
 - ``guru``  ``target``; ``guru_answer``  (seat = the target) ``holder``, ``mask`` (the answer)
 - ``sorceress``  ``target`` (or null), ``coins`` (the two seats' coins after the swap)
 - ``crook``  ``target`` (only when several were tied)

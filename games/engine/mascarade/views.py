@@ -121,7 +121,9 @@ def view_event(event: dict[str, Any], viewer: Any, s: State) -> dict[str, Any] |
         return out
     if etype in ("reveal", "princess"):
         forgotten = not s.log_masks and s.turn - event["turn"] > 1
-        blind = etype == "princess" and me == event.get("target_player")
+        # The Princess shows the card to the players at the table but its owner: a spectator
+        # sees only what everyone sees (§9).
+        blind = etype == "princess" and (me is None or me == event.get("target_player"))
         if forgotten or blind:
             out.pop("mask", None)
     return out
