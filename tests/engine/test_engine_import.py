@@ -13,6 +13,7 @@ def test_engine_imports_without_django():
         "import games.engine, games.engine.mascarade\n"
         "from games.engine import get_game\n"
         "assert get_game('mascarade') is games.engine.mascarade.MASCARADE\n"
+        "assert isinstance(games.engine.mascarade.MASCARADE, games.engine.Game)\n"
         "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
         "assert not loaded, loaded\n"
         "print('ok')\n"

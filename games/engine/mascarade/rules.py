@@ -267,9 +267,16 @@ def _malformed(message: str, code: str) -> MalformedMove:
     return MalformedMove(message, code=code)
 
 
+_JSON_KINDS = {bool: "a boolean", int: "a number", float: "a number", list: "a list",
+               dict: "an object", type(None): "null"}
+
+
 def _short(value: Any) -> str:
-    """A safe, short spelling of a client-sent string for messages."""
-    text = repr(value) if isinstance(value, str) else f"a {type(value).__name__}"
+    """A safe, short spelling of a client-sent value for messages (strings quoted, cut at 40
+    characters; anything else named by its JSON kind, never printed)."""
+    if not isinstance(value, str):
+        return _JSON_KINDS.get(type(value), "a value")
+    text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -341,15 +348,15 @@ def parse_move(s: State, move: Any) -> tuple[str, list[Any]]:
         if "type" not in move:
             raise _malformed(f'A move needs a "type" field; known types: {known}.',
                              "missing_field")
-        raise _malformed(f"Unknown move type {_short(mtype)}; known types: {known}.",
+        raise _malformed(f"Unknown move type ({_short(mtype)}); known types: {known}.",
                          "unknown_move_type")
     spec = MOVE_FIELDS[mtype]
     names = [name for name, _kind in spec]
     for key in move:
         if key != "type" and key not in names:
             takes = ", ".join(repr(n) for n in names) or "no other field"
-            raise _malformed(f"The {mtype!r} move has no field {_short(key)}; it takes {takes}.",
-                             "unexpected_field")
+            raise _malformed(f"The {mtype!r} move has an unexpected field ({_short(key)}); it "
+                             f"takes {takes}.", "unexpected_field")
     values = []
     for name, kind in spec:
         if name not in move:
@@ -676,7 +683,7 @@ def _princess(s: State, events: list, player: int, target: int) -> None:
     _other_player(s, target, "Princess")
     mask = s.cards[target]
     blind = s.at[target]
-    s.shown = [*s.shown, [s.seq, target, mask, blind]]
+    s.shown.append([s.seq, target, mask, blind])
     if target not in s.rev_cur:
         s.rev_cur.append(target)
     events.append(_event(s, "princess", s.holder, player=player, target=target,
