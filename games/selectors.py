@@ -145,9 +145,15 @@ def load_for_viewer(game: Game, user, *, with_state: bool = True,
         return None
     loaded = Loaded(game=game, seats=seats)
     if with_state:
-        loaded.state = load_state(game)
-    if with_pending and game.status != Game.Status.OPEN:
-        loaded.pending = list(PendingDecision.objects.filter(game_id=game.pk))
+        complete(loaded, with_pending=with_pending)
+    return loaded
+
+
+def complete(loaded: Loaded, *, with_pending: bool = True) -> Loaded:
+    """Add the state (and pending decisions) to a game loaded without them."""
+    loaded.state = load_state(loaded.game)
+    if with_pending and loaded.game.status != Game.Status.OPEN:
+        loaded.pending = list(PendingDecision.objects.filter(game_id=loaded.game.pk))
     return loaded
 
 

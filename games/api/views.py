@@ -127,7 +127,7 @@ class GameDetailView(APIView):
                    "Vary": "Authorization, Cookie"}
         if _matches(request.headers.get("If-None-Match"), etag):
             return Response(status=304, headers=headers)
-        loaded = selectors.load_for_viewer(loaded.game, request.user)
+        selectors.complete(loaded)
         return Response(selectors.game_payload(loaded, request.user), headers=headers)
 
 
