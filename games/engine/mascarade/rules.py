@@ -422,9 +422,7 @@ def _end(s: State, events: list, winners: list[int], reason: str) -> None:
     s.phase = "over"
     s.winners = winners
     s.reason = reason
-    s.ann_seat, s.ann_mask = -1, ""
-    s.claims, s.passes, s.revealed, s.todo, s.fined = [], [], [], [], []
-    s.decision, s.holder, s.target, s.hidden = "", -1, -1, 0
+    _clear_announcement(s)
     events.append(_event(s, "end", None, winners=winners,
                          players=[s.at[x] for x in winners], reason=reason,
                          coins=list(s.coins)))
@@ -454,10 +452,14 @@ def _take(s: State, events: list, holder: int, victim: int, amount: int, why: st
     _pay(s, events, holder, victim, holder, min(amount, s.coins[victim]), why)
 
 
-def _next_turn(s: State, events: list) -> None:
+def _clear_announcement(s: State) -> None:
     s.ann_seat, s.ann_mask = -1, ""
     s.claims, s.passes, s.revealed, s.todo, s.fined = [], [], [], [], []
     s.decision, s.holder, s.target, s.hidden = "", -1, -1, 0
+
+
+def _next_turn(s: State, events: list) -> None:
+    _clear_announcement(s)
     s.turn += 1
     s.seat = (s.seat + 1) % s.n
     s.rev_prev, s.rev_cur = s.rev_cur, []
