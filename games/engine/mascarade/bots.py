@@ -75,6 +75,7 @@ class Table:
         self.unique = [in_play.count(m) == 1 for m in self.masks]
         self.coins: list[float] = [float(s["coins"]) for s in view["seats"]]
         self.justice = float(view["justice"])
+        self._now = self.worth(self.coins)
         k = len(self.masks)
         self.rows: list[list[float]] = [[0.0] * k for _ in range(self.slots)]
         for entry in view["starting_deal"]:
@@ -84,6 +85,7 @@ class Table:
         self.honest = 0
         self.tested = 0
         self.simultaneous = False
+        self._powers: dict[tuple[str, int], float] = {}
         self._announced: tuple[int, str] | None = None
         self._read(you["knowledge"], history)
 
@@ -214,12 +216,16 @@ class Table:
         return mine - (sum(coins) - mine) / (self.n - 1)
 
     def gain(self, after: list[float], winners: list[int] | None = None) -> float:
-        return self.worth(after, winners) - self.worth(self.coins)
+        return self.worth(after, winners) - self._now
 
     def fined(self, seat: int) -> float:
-        after = list(self.coins)
-        after[seat] -= 1
-        return self.gain(after)
+        """The bot's gain if ``seat`` pays a fine."""
+        key = ("", seat)
+        if key not in self._powers:
+            after = list(self.coins)
+            after[seat] -= 1
+            self._powers[key] = self.gain(after)
+        return self._powers[key]
 
     def _take(self, coins: list[float], to: int, frm: int, amount: float) -> None:
         amount = min(amount, coins[frm])
@@ -228,6 +234,12 @@ class Table:
 
     def power(self, mask: str, h: int) -> float:
         """The bot's gain if seat ``h`` applies ``mask``'s power now (decisions guessed)."""
+        key = (mask, h)
+        if key not in self._powers:
+            self._powers[key] = self._power(mask, h)
+        return self._powers[key]
+
+    def _power(self, mask: str, h: int) -> float:
         c = list(self.coins)
         n = self.n
         left, right = (h + 1) % n, (h - 1) % n
