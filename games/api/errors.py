@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -200,6 +201,7 @@ def _is_api(request) -> bool:
     return request.path.startswith("/api/")
 
 
+@csrf_exempt
 def api_not_found(request, *args, **kwargs) -> JsonResponse:
     """Any path under /api/ that no route matched."""
     return JsonResponse({"code": "not_found",
