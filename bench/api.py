@@ -1,0 +1,304 @@
+"""Benchmark of the REST API: clients playing bot moves over HTTP against gunicorn (2 workers) on
+PostgreSQL. Prints sustained moves/s and p50/p95/p99 latencies of ``POST /moves/`` and
+``GET /games/{id}/``, at 10, 50 and 200 clients, then on games that already have 1,000 moves.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/mascarade_bench .venv/bin/python bench/api.py
+
+The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench`` on the local
+PostgreSQL) is dropped and created anew. ``REDIS_URL``, when set, is used as in production (cache
+for the throttles). Each client owns a game of four seats (four users, four tokens): it reads the
+game as the awaited player, reads that player's legal moves, lets a bot choose one and sends it
+with ``expected_seq``. ``--seconds`` sets the length of each measured run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/mascarade_bench"
+
+
+def server_env(db_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG",)}
+    env.update({
+        "DATABASE_URL": db_url, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost", "SECURE_SSL_REDIRECT": "0",
+        "SESSION_COOKIE_SECURE": "0", "CSRF_COOKIE_SECURE": "0", "SECURE_HSTS_SECONDS": "0",
+        "API_THROTTLE_USER": "1000000/minute", "API_THROTTLE_ANON": "1000000/minute",
+        "API_THROTTLE_AUTH": "1000000/minute", "LOG_LEVEL": "WARNING",
+        "DJANGO_SETTINGS_MODULE": "mascarade_site.settings",
+    })
+    return env
+
+
+def fresh_database(db_url: str, env: dict[str, str]) -> None:
+    parts = urlsplit(db_url)
+    name = parts.path.lstrip("/")
+    args = ["-h", parts.hostname or "127.0.0.1", "-p", str(parts.port or 5432),
+            "-U", parts.username or "postgres"]
+    subprocess.run(["dropdb", "--if-exists", *args, name], check=True)
+    subprocess.run(["createdb", *args, name], check=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
+                   env=env, check=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    proc = subprocess.Popen([str(gunicorn), "mascarade_site.wsgi", "--workers", "2",
+                             "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
+                             "--log-level", "warning"], cwd=ROOT, env=env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/v1/games/")
+            if conn.getresponse().status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.terminate()
+    raise SystemExit("gunicorn did not answer")
+
+
+# --------------------------------------------------------------------------------------------
+# Set-up through the ORM (not measured)
+
+
+def make_tables(count: int, tag: str, moves_before: int = 0) -> list[dict]:
+    """``count`` started games of 4 seats, each with its 4 users' tokens; ``moves_before`` moves
+    already played (quiet moves: looks and exchanges without swap)."""
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    from accounts.models import User
+    from games import services
+    from games.engine import get_game
+    from games.models import Game, MoveRecord
+
+    engine = get_game("mascarade")
+    users = User.objects.bulk_create([User(username=f"{tag}{i}", email=f"{tag}{i}@bench.test")
+                                      for i in range(4 * count)])
+    tokens = Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
+    tables = []
+    for k in range(count):
+        seat_users = users[4 * k:4 * k + 4]
+        game_id = services.create_game(seat_users[0], "mascarade",
+                                       {"players": 4}).body["id"]
+        for user in seat_users[1:]:
+            services.join_game(user, game_id)
+        if moves_before:
+            game = Game.objects.get(pk=game_id)
+            seats = list(game.seats.order_by("position"))
+            state = engine.setup(game.options, game.seed)
+            records = []
+            for seq in range(1, moves_before + 1):
+                player = engine.pending(state)[0].player
+                move = quiet(engine.legal_moves(state, player))
+                state, events = engine.apply(state, player, move)
+                records.append(MoveRecord(game=game, seq=seq, seat=seats[player],
+                                          payload=move, events=events))
+            MoveRecord.objects.bulk_create(records, batch_size=500)
+            game.seq = moves_before
+            game.save(update_fields=["seq", "updated_at"])
+            services._write_snapshot(game, state)
+            services._sync_pending(game, state, seats, None, timezone.now())
+        tables.append({"game": game_id,
+                       "tokens": {u.username: t.key for u, t in
+                                  zip(seat_users, tokens[4 * k:4 * k + 4], strict=True)},
+                       "first": seat_users[0].username})
+    return tables
+
+
+def quiet(moves: list[dict]) -> dict:
+    """A move that changes no coins, so a long game stays long."""
+    for move in moves:
+        if move["type"] in ("look", "pass"):
+            return move
+    return next(m for m in moves if m["type"] == "exchange" and not m["swap"])
+
+
+# --------------------------------------------------------------------------------------------
+# Clients
+
+
+class Client(threading.Thread):
+    def __init__(self, port: int, table: dict, policy: str, stop: threading.Event,
+                 seed: int, new_table):
+        super().__init__(daemon=True)
+        self.port, self.table, self.policy, self.stop = port, table, policy, stop
+        self.rng = random.Random(seed)
+        self.new_table = new_table
+        self.post_ms: list[float] = []
+        self.get_ms: list[float] = []
+        self.moves = 0
+        self.errors: dict[int, int] = {}
+
+    def call(self, method: str, path: str, token: str, body=None) -> tuple[int, dict, float]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = {"Authorization": f"Token {token}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body)
+            headers["Content-Type"] = "application/json"
+        start = time.perf_counter()
+        conn.request(method, path, body=data, headers=headers)
+        response = conn.getresponse()
+        raw = response.read()
+        elapsed = (time.perf_counter() - start) * 1000
+        conn.close()
+        return response.status, json.loads(raw) if raw else {}, elapsed
+
+    def run(self) -> None:
+        from games.engine.bots import get_bot
+
+        bot = get_bot("mascarade", "random")
+        awaited = self.table["first"]
+        while not self.stop.is_set():
+            url = f"/api/v1/games/{self.table['game']}/"
+            status, game, ms = self.call("GET", url, self.table["tokens"][awaited])
+            self.get_ms.append(ms)
+            if game.get("status") != "active":
+                self.table = self.new_table()
+                awaited = self.table["first"]
+                continue
+            awaited = game["state"]["awaiting"][0]["player"]
+            token = self.table["tokens"][awaited]
+            _s, legal, _ms = self.call("GET", url + "legal-moves/", token)
+            if not legal.get("moves"):
+                continue
+            if self.policy == "quiet":
+                move = quiet(legal["moves"])
+            else:
+                move = bot.choose({}, legal["moves"], [], self.rng)
+            status, answer, ms = self.call("POST", url + "moves/", token,
+                                           {"move": move, "expected_seq": legal["seq"]})
+            if self.stop.is_set():
+                break
+            self.post_ms.append(ms)
+            if status == 201:
+                self.moves += 1
+                awaiting = answer["game"]["state"]["awaiting"]
+                awaited = awaiting[0]["player"] if awaiting else awaited
+            else:
+                self.errors[status] = self.errors.get(status, 0) + 1
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare) -> dict:
+    stop = threading.Event()
+    clients = [Client(port, table, policy, stop, i, spare) for i, table in enumerate(tables)]
+    for client in clients:
+        client.start()
+    time.sleep(min(3.0, seconds / 4))  # warm-up, not counted
+    for client in clients:
+        client.post_ms.clear()
+        client.get_ms.clear()
+        client.moves = 0
+    start = time.perf_counter()
+    time.sleep(seconds)
+    elapsed = time.perf_counter() - start
+    snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors)) for c in clients]
+    stop.set()
+    for client in clients:
+        client.join(timeout=60)
+    moves = sum(s[0] for s in snapshot)
+    post = [ms for s in snapshot for ms in s[1]]
+    get = [ms for s in snapshot for ms in s[2]]
+    errors: dict[int, int] = {}
+    for s in snapshot:
+        for code, n in s[3].items():
+            errors[code] = errors.get(code, 0) + n
+    return {"moves_per_s": moves / elapsed,
+            "post": [percentile(post, q) for q in (0.5, 0.95, 0.99)],
+            "get": [percentile(get, q) for q in (0.5, 0.95, 0.99)],
+            "errors": errors}
+
+
+def report(label: str, result: dict) -> None:
+    post, get = result["post"], result["get"]
+    errors = f"  non-201: {result['errors']}" if result["errors"] else ""
+    print(f"{label:<34} {result['moves_per_s']:8.1f} moves/s   "
+          f"POST /moves/ p50 {post[0]:6.1f}  p95 {post[1]:6.1f}  p99 {post[2]:6.1f} ms   "
+          f"GET /games/{{id}}/ p50 {get[0]:6.1f}  p95 {get[1]:6.1f}  p99 {get[2]:6.1f} ms"
+          f"{errors}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--clients", default="10,50,200")
+    parser.add_argument("--long-clients", default="10,50")
+    parser.add_argument("--long-moves", type=int, default=1000)
+    args = parser.parse_args()
+    db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
+    env = server_env(db_url)
+    fresh_database(db_url, env)
+    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DEBUG", "SECRET_KEY",
+                                            "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE")})
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    port = free_port()
+    server = start_gunicorn(env, port)
+    try:
+        counter = iter(range(10**9))
+        lock = threading.Lock()
+
+        def spare() -> dict:
+            with lock:
+                table = make_tables(1, f"s{next(counter)}x")[0]
+                connection.close()
+                return table
+
+        print(f"gunicorn 2 workers on 127.0.0.1:{port}, PostgreSQL {urlsplit(db_url).path[1:]}, "
+              f"cache {'Redis' if os.environ.get('REDIS_URL') else 'local memory'}; "
+              f"{args.seconds:.0f} s per run; {os.cpu_count()} cores", flush=True)
+        for n in [int(x) for x in args.clients.split(",")]:
+            tables = make_tables(n, f"n{n}x")
+            connection.close()
+            report(f"{n:>3} clients, new games, random bot", run_level(
+                port, tables, "random", args.seconds, spare))
+        for n in [int(x) for x in args.long_clients.split(",")]:
+            short = make_tables(n, f"q{n}x")
+            connection.close()
+            report(f"{n:>3} clients, new games, quiet bot", run_level(
+                port, short, "quiet", args.seconds, spare))
+            long = make_tables(n, f"l{n}x", moves_before=args.long_moves)
+            connection.close()
+            report(f"{n:>3} clients, {args.long_moves}-move games, quiet", run_level(
+                port, long, "quiet", args.seconds, spare))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
