@@ -113,8 +113,9 @@ def _check_events(seen: list[dict], truth: list[dict], viewer: int | None, state
         for key in ACTOR_ONLY.get(true["type"], ()):
             if not is_actor:
                 assert key not in event, f"{key} of another actor's {true['type']}: {event}"
-        if true["type"] == "princess" and viewer == true.get("target_player"):
-            assert "mask" not in event, "the Princess's target saw its own card"
+        if true["type"] == "princess" and viewer in (None, true.get("target_player")):
+            # Everyone at the table but the target; spectators only see the public column.
+            assert "mask" not in event, "the Princess's mask shown to its target or a spectator"
         if true["type"] in ("claim", "pass") and not is_actor:
             window_open = (state.simultaneous and state.phase == "challenge"
                            and state.turn == true["turn"])
