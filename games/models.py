@@ -110,7 +110,9 @@ class MoveRecord(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="moves")
     seq = models.PositiveIntegerField()
-    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="moves")
+    # The seat that moved (or, for a table move, the seat it is about; null for the whole table).
+    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="moves", null=True,
+                             blank=True)
     actor = models.CharField(max_length=16, choices=Actor.choices, default=Actor.PLAYER)
     # The user who sent it (the player, or a moderator); null for bots, timeouts, the system.
     by_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
@@ -162,6 +164,9 @@ class PendingDecision(models.Model):
     decision = models.CharField(max_length=32)
     seq = models.PositiveIntegerField()
     deadline = models.DateTimeField(db_index=True)
+    # While the game is paused: the seconds that were left when it paused (the deadline is
+    # restored from them on resume); null otherwise.
+    remaining = models.PositiveIntegerField(null=True, blank=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True,
                              blank=True, related_name="pending_decisions")
     bot = models.BooleanField(default=False)

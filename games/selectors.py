@@ -19,6 +19,8 @@ from django.db.models import F, Min, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import SPECTATOR, get_game
+from games.engine.registry import view_event
+from games.engine.table import fold_table, is_table_move
 
 from .models import Game, MoveRecord, PendingDecision, Seat, Snapshot
 
@@ -65,6 +67,8 @@ def load_state(game: Game, *, persist: bool = True) -> Any:
     moves = (MoveRecord.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq)
              .order_by("seq").values_list("seat__position", "payload"))
     for player, payload in moves:
+        if is_table_move(payload):  # pauses, replacements...: the site's, not the rules'
+            continue
         state, _events = engine.apply(state, player, payload)
     if persist:
         store_snapshot(game, game.seq, engine.to_json(state), existing=snap)
@@ -275,7 +279,7 @@ def events_payload(loaded: Loaded, user, after: int,
         for seq, created_at, events in records:
             at = iso(created_at)
             for event in events:
-                seen = engine.view_event(event, viewer, loaded.state)
+                seen = view_event(engine, event, viewer, loaded.state)
                 if seen is not None:
                     results.append(_event_payload(seq, at, seen, names))
             next_after = seq
@@ -293,10 +297,18 @@ def viewer_history(game: Game, state: Any, player: int,
         raw = raw_events(game.pk, 0, game.seq)
     out = []
     for seq, event in raw:
-        seen = engine.view_event(event, player, state)
+        seen = view_event(engine, event, player, state)
         if seen is not None:
             out.append({**seen, "seq": seq})
     return out
+
+
+def table_state(game: Game) -> dict[str, Any]:
+    """The table state (:mod:`games.engine.table`) folded from the game's table moves: one query,
+    reading only the table moves (a handful per game)."""
+    payloads = (MoveRecord.objects.filter(game_id=game.pk, payload__type="table", seq__lte=game.seq)
+                .order_by("seq").values_list("payload", flat=True))
+    return fold_table(payloads, game.seat_count)
 
 
 def raw_events(game_id, after: int, upto: int) -> list[tuple[int, dict]]:

@@ -21,8 +21,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games.engine import InvalidOptions, get_game
+from games.engine import IllegalMove, InvalidOptions, get_game
 from games.engine.bots import bot_rng, get_bot
+from games.engine.table import apply_table
 
 from . import selectors
 from .api.errors import (
@@ -406,6 +407,131 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
             return outcome
 
     return _idempotent(idempotency, work)
+
+
+# --------------------------------------------------------------------------------------------
+# Table moves (games.engine.table): pause, resume, absent, back, replace, extend, abort
+
+#: The game statuses in which each table action may be taken.
+TABLE_ACTION_STATUSES = {
+    "pause": (Game.Status.ACTIVE,),
+    "resume": (Game.Status.PAUSED,),
+    "abort": (Game.Status.OPEN, Game.Status.ACTIVE, Game.Status.PAUSED),
+}
+TABLE_ACTION_DEFAULT_STATUSES = (Game.Status.ACTIVE, Game.Status.PAUSED)
+
+
+def _seat_occupant(seat: Seat) -> str:
+    return f"bot:{seat.bot_kind}" if seat.is_bot else f"user:{seat.user_id}"
+
+
+def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user=None,
+                     expected_seq: int | None = None, **fields: Any) -> MoveRecord:
+    """Append a table move (``{"type": "table", "action": action, **fields}``) and carry out its
+    effect on the site's rows, in one transaction under the game lock.
+
+    - ``pause``: the game's status becomes ``paused``; each pending decision keeps the seconds it
+      had left in ``remaining`` (deadline sweeps must skip paused games).
+    - ``resume``: ``active`` again; each deadline is set to now + what was left.
+    - ``absent`` / ``back`` (``player``): recorded and shown to the table; what plays for an absent
+      seat is the caller's policy.
+    - ``replace`` (``player``, ``occupant`` ``"user:<id>"`` or ``"bot:<kind>"``): the seat changes
+      hands; its pending decisions follow; ``previous`` is filled in here.
+    - ``extend`` (``seconds``, optional ``player``): the pending deadlines (of that player, or all)
+      move later (while paused: the time left grows).
+    - ``abort`` (``reason``): the game is ``aborted``; nothing is awaited any more.
+
+    Raises the engine's ``MalformedMove`` / ``IllegalMove`` (bad payload, or an action the table
+    does not allow now), :class:`GameNotActive` for a game in the wrong status, :class:`StaleSeq`
+    when ``expected_seq`` is given and the game moved on, :class:`Invalid` for an unknown user.
+    Returns the appended record.
+    """
+    from accounts.models import User
+
+    move: dict[str, Any] = {"type": "table", "action": action, **fields}
+    with transaction.atomic():
+        game = _lock(game_id)
+        allowed = TABLE_ACTION_STATUSES.get(action, TABLE_ACTION_DEFAULT_STATUSES)
+        if game.status not in allowed:
+            raise GameNotActive(f"This game is {game.status}: it cannot be {action}d now."
+                                if action in ("pause", "resume", "abort") else
+                                f"This game is {game.status}: nothing can change at its table.")
+        if expected_seq is not None and expected_seq != game.seq:
+            raise StaleSeq(game.seq)
+        seats = selectors.seats_of(game)
+        by_position = {seat.position: seat for seat in seats}
+        player = fields.get("player")
+        if action == "replace" and isinstance(player, int) and player in by_position:
+            move["previous"] = _seat_occupant(by_position[player])
+        _table, events = apply_table(selectors.table_state(game), move, game.seat_count)
+        if isinstance(player, int) and player not in by_position:
+            raise Invalid({"player": [f"Seat {player} has nobody in it yet."]})
+        now = timezone.now()
+        pending = list(PendingDecision.objects.filter(game_id=game.pk))
+        fields_to_save = ["seq", "updated_at"]
+        reschedule = False
+        if action == "pause":
+            game.status = Game.Status.PAUSED
+            for row in pending:
+                row.remaining = max(0, int((row.deadline - now).total_seconds()))
+            PendingDecision.objects.bulk_update(pending, ["remaining"])
+            fields_to_save.append("status")
+        elif action == "resume":
+            game.status = Game.Status.ACTIVE
+            for row in pending:
+                if row.remaining is not None:
+                    row.deadline = now + dt.timedelta(seconds=row.remaining)
+                row.remaining = None
+            PendingDecision.objects.bulk_update(pending, ["deadline", "remaining"])
+            fields_to_save.append("status")
+            reschedule = True
+        elif action == "extend":
+            rows = [row for row in pending if player is None or row.player == player]
+            if not rows:
+                raise IllegalMove("No decision is awaited" + (f" from seat {player}" if
+                                  player is not None else "") + ": there is no deadline to "
+                                  "extend.", code="nothing_to_extend")
+            extra = dt.timedelta(seconds=fields["seconds"])
+            for row in rows:
+                row.deadline += extra
+                if row.remaining is not None:
+                    row.remaining += fields["seconds"]
+            PendingDecision.objects.bulk_update(rows, ["deadline", "remaining"])
+        elif action == "replace":
+            seat = by_position[player]
+            kind, _, ident = fields["occupant"].partition(":")
+            if kind == "user":
+                user = User.objects.filter(pk=int(ident)).first()
+                if user is None:
+                    raise Invalid({"occupant": [f"There is no user {ident}."]})
+                if any(s.user_id == user.pk for s in seats if s.pk != seat.pk):
+                    raise AlreadySeated()
+                seat.user, seat.bot_kind = user, ""
+            else:
+                seat.user, seat.bot_kind = None, ident
+            seat.save(update_fields=["user", "bot_kind"])
+            rows = [row for row in pending if row.player == player]
+            for row in rows:
+                row.user_id, row.bot = seat.user_id, seat.is_bot
+            PendingDecision.objects.bulk_update(rows, ["user", "bot"])
+            reschedule = True
+        elif action == "abort":
+            game.status = Game.Status.ABORTED
+            game.finished_at = now
+            PendingDecision.objects.filter(game_id=game.pk).delete()
+            fields_to_save += ["status", "finished_at"]
+        old_seq = game.seq
+        game.seq += 1
+        record = MoveRecord.objects.create(
+            game=game, seq=game.seq, seat=by_position.get(player) if player is not None else None,
+            actor=actor, by_user=by_user if by_user is not None and by_user.is_authenticated
+            else None, payload=move, events=events)
+        # The rules' state did not change: the snapshot is still current at the new seq.
+        Snapshot.objects.filter(game_id=game.pk, seq=old_seq).update(seq=game.seq)
+        game.save(update_fields=fields_to_save)
+        if reschedule and game.status == Game.Status.ACTIVE:
+            _schedule_bots_on_commit(game, PendingDecision.objects.filter(game_id=game.pk))
+        return record
 
 
 # --------------------------------------------------------------------------------------------

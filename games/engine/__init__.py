@@ -15,7 +15,7 @@ from .base import (
     Pending,
     Result,
 )
-from .registry import GAMES, get_game, replay
+from .registry import GAMES, get_game, replay, replay_records, view_event
 
 __all__ = [
     "GAMES",
@@ -32,4 +32,6 @@ __all__ = [
     "Result",
     "get_game",
     "replay",
+    "replay_records",
+    "view_event",
 ]

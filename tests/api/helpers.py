@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 from games import services
-from games.engine import get_game, replay
+from games.engine import get_game
+from games.engine import replay_records as engine_replay_records
 from games.models import Game, MoveRecord
 
 URL = "/api/v1/games/"
@@ -56,11 +57,18 @@ def peaceful(moves: list[dict]) -> dict:
 
 def replay_records(game: Game):
     """The engine state rebuilt from the stored move records alone."""
+    engine, state, _table = replay_with_table(game)
+    return engine, state
+
+
+def replay_with_table(game: Game):
+    """The engine and table states rebuilt from the stored move records alone (rules moves and
+    table moves: pauses, replacements...)."""
     records = (MoveRecord.objects.filter(game=game).order_by("seq")
                .values_list("seq", "seat__position", "payload"))
     seqs = [seq for seq, _p, _m in records]
     assert seqs == list(range(1, len(seqs) + 1)), "seqs must be contiguous from 1"
     engine = get_game(game.kind)
-    state, _events = replay(engine, game.options, game.seed,
-                            [(player, move) for _seq, player, move in records])
-    return engine, state
+    state, table, _events = engine_replay_records(
+        engine, game.options, game.seed, [(player, move) for _seq, player, move in records])
+    return engine, state, table
