@@ -69,6 +69,13 @@ class Seat(models.Model):
                              blank=True, related_name="seats")
     # "" for a human; the bot kind ("heuristic", "random") for a bot seat.
     bot_kind = models.CharField(max_length=16, blank=True)
+    # Consecutive decisions this seat let time out (reset when its player acts).
+    timeouts_in_row = models.PositiveSmallIntegerField(default=0)
+    # Marked absent (a table move "absent"); with the "bot" policy a bot plays for the seat
+    # until its player acts again.
+    absent = models.BooleanField(default=False)
+    # The player muted this game's notifications.
+    muted = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -167,6 +174,9 @@ class PendingDecision(models.Model):
     # While the game is paused: the seconds that were left when it paused (the deadline is
     # restored from them on resume); null otherwise.
     remaining = models.PositiveIntegerField(null=True, blank=True)
+    # When the "deadline is near" reminder is due (80% of the time given); null once queued, for
+    # bots, and while paused.
+    remind_at = models.DateTimeField(null=True, blank=True, db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True,
                              blank=True, related_name="pending_decisions")
     bot = models.BooleanField(default=False)
@@ -202,3 +212,51 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.key}"
+
+
+class Notification(models.Model):
+    """A message to a user, written in the transaction of what caused it (a transactional
+    outbox), delivered later by a Celery task with retries; ``dedupe_key`` (unique) makes a second
+    message for the same cause impossible."""
+
+    class Kind(models.TextChoices):
+        YOUR_TURN = "your_turn", _("your turn")
+        CHALLENGE = "challenge", _("challenge window")
+        POWER = "power", _("power decision")
+        REMINDER = "reminder", _("deadline near")
+        STARTED = "started", _("game started")
+        ENDED = "ended", _("game ended")
+        ABSENT = "absent", _("marked absent")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        SENDING = "sending", _("sending")
+        SENT = "sent", _("sent")
+        FOLDED = "folded", _("folded into another")
+        SKIPPED = "skipped", _("skipped (notifications off)")
+        FAILED = "failed", _("failed")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="notifications")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, blank=True,
+                             related_name="notifications")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    dedupe_key = models.CharField(max_length=200, unique=True)
+    # What the message says beyond its kind (decision, deadline, seq): nothing secret.
+    context = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING,
+                              db_index=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(db_index=True)
+    last_error = models.TextField(blank=True)
+    folded_into = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="folded")
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="outbox_due")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} to {self.user_id} ({self.status})"

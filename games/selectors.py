@@ -171,8 +171,8 @@ def _names(seats: list[Seat]) -> tuple[dict[int, str], dict[int, bool]]:
 
 
 def players_payload(seats: list[Seat]) -> list[dict[str, Any]]:
-    return [{"position": seat.position, "player": seat.name, "is_bot": seat.is_bot}
-            for seat in seats]
+    return [{"position": seat.position, "player": seat.name, "is_bot": seat.is_bot,
+             "absent": seat.absent} for seat in seats]
 
 
 def _name(names: dict[int, str], player: Any) -> Any:

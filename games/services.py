@@ -53,6 +53,14 @@ IDEMPOTENCY_TTL = dt.timedelta(hours=24)
 BOT_MOVES_PER_TASK = 100
 #: Deadline fallback when a game's options do not name the timer (seconds).
 DEFAULT_TIMEOUT = 86_400
+#: Deadlines at most this far away get a countdown task; the sweep finds every deadline anyway.
+COUNTDOWN_MAX = dt.timedelta(hours=1)
+#: The "deadline is near" reminder goes at this fraction of the time given.
+REMIND_AT = 0.8
+#: A broker that does not answer at once is reported, not waited for (moves never fail on it).
+QUICK_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+#: A bot decision pending this long had its task lost: the sweep plays it.
+BOT_STALE_AFTER = dt.timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
@@ -157,16 +165,62 @@ def _sync_pending(game: Game, state: Any, seats: list[Seat], mover: int | None,
         if row is not None:
             existing[pending.player] = row  # replaced: delete the old row first
         seat = by_position[pending.player]
+        seconds = _timeout(game, pending.timer)
+        bot = _bot_plays(game, seat)
         create.append(PendingDecision(
             game_id=game.pk, player=pending.player, seat=pending.seat,
             decision=pending.decision, seq=game.seq,
-            deadline=now + dt.timedelta(seconds=_timeout(game, pending.timer)),
-            user_id=seat.user_id, bot=seat.is_bot))
+            deadline=now + dt.timedelta(seconds=seconds),
+            remind_at=None if bot else now + dt.timedelta(seconds=seconds * REMIND_AT),
+            user_id=seat.user_id, bot=bot))
     if existing:
         PendingDecision.objects.filter(pk__in=[row.pk for row in existing.values()]).delete()
     if create:
         PendingDecision.objects.bulk_create(create)
+        _on_new_decisions(game, create, seats)
     return keep + create
+
+
+def _bot_plays(game: Game, seat: Seat) -> bool:
+    """A bot decides for this seat: a bot seat, or an absent player's under the "bot" policy."""
+    return seat.is_bot or (seat.absent and game.options.get("absent_policy", "bot") == "bot")
+
+
+def _on_new_decisions(game: Game, rows: list[PendingDecision], seats: list[Seat]) -> None:
+    """New pending decisions (inside the move's transaction): their players are told through the
+    outbox, and a countdown task is enqueued on commit for each short deadline (the sweep finds
+    the others, and these too if the broker is down)."""
+    from . import notifications
+
+    notifications.decisions_awaited(game, rows, seats)
+    short = [(row.pk, row.deadline) for row in rows
+             if not row.bot and row.deadline - timezone.now() <= COUNTDOWN_MAX]
+    if short:
+        game_id = str(game.pk)
+        transaction.on_commit(lambda: enqueue_countdowns(game_id, short))
+
+
+def _on_resumed(game: Game, rows: list[PendingDecision]) -> None:
+    """Deadlines that moved (resume, extension): new countdowns for the short ones (a countdown
+    scheduled for the old deadline finds it not due and does nothing)."""
+    short = [(row.pk, row.deadline) for row in rows
+             if not row.bot and row.deadline - timezone.now() <= COUNTDOWN_MAX]
+    if short and game.status == Game.Status.ACTIVE:
+        game_id = str(game.pk)
+        transaction.on_commit(lambda: enqueue_countdowns(game_id, short))
+
+
+def enqueue_countdowns(game_id: str, rows: list[tuple[int, dt.datetime]]) -> None:
+    """Ask a worker to resolve each deadline when it passes. Never raises."""
+    from .tasks import resolve_deadline
+
+    for pending_id, deadline in rows:
+        try:
+            resolve_deadline.apply_async(args=[game_id, pending_id], eta=deadline,
+                                         retry_policy=QUICK_RETRY)
+        except Exception:
+            logger.exception("could not enqueue the countdown of game %s", game_id)
+            return
 
 
 def _write_snapshot(game: Game, state: Any) -> None:
@@ -190,9 +244,7 @@ def enqueue_bots(game_id: str, seq: int) -> bool:
     from .tasks import play_bots
 
     try:
-        play_bots.apply_async(args=[str(game_id), seq],
-                              retry_policy={"max_retries": 1, "interval_start": 0,
-                                            "interval_step": 0.2, "interval_max": 0.2})
+        play_bots.apply_async(args=[str(game_id), seq], retry_policy=QUICK_RETRY)
     except Exception:
         logger.exception("could not enqueue the bots of game %s at seq %s", game_id, seq)
         return False
@@ -207,6 +259,9 @@ def _start(game: Game, seats: list[Seat], now: dt.datetime) -> selectors.Loaded:
     game.started_at = now
     game.save(update_fields=["status", "started_at", "updated_at"])
     _write_snapshot(game, state)
+    from . import notifications
+
+    notifications.game_started(game, seats)
     pending = _sync_pending(game, state, seats, None, now)
     _schedule_bots_on_commit(game, pending)
     return selectors.Loaded(game=game, seats=seats, state=state, pending=pending)
@@ -341,7 +396,7 @@ def add_bots(user, game_id, count: int, kind: str = DEFAULT_BOT_KIND) -> dict[st
 
 
 def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
-                actor: str = Actor.PLAYER, expected_seq: int | None = None,
+                actor: str = Actor.PLAYER, by_user=None, expected_seq: int | None = None,
                 idempotency: Idempotency | None = None, schedule: bool = True) -> Outcome:
     """Apply one move, as ``user`` (a client) or as ``player`` (bots, timeouts, moderators,
     the system, who name the engine player index they act for).
@@ -383,7 +438,7 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
             game.seq += 1
             MoveRecord.objects.create(
                 game=game, seq=game.seq, seat=seat, actor=actor,
-                by_user=user if user is not None and user.is_authenticated else None,
+                by_user=user if user is not None and user.is_authenticated else by_user,
                 payload=move, events=events)
             _write_snapshot(game, new_state)
             fields = ["seq", "updated_at"]
@@ -395,6 +450,14 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
                 fields += ["status", "finished_at", "winners"]
             game.save(update_fields=fields)
             pending = _sync_pending(game, new_state, seats, mover, now)
+            if result is not None:
+                from . import notifications
+
+                notifications.game_ended(game, seats)
+            if _track_absence(game, seat, actor) and result is None:
+                game.refresh_from_db(fields=["seq", "status", "updated_at"])
+                seats = selectors.seats_of(game)
+                pending = list(PendingDecision.objects.filter(game_id=game.pk))
             if schedule:
                 _schedule_bots_on_commit(game, pending)
             body: dict[str, Any] = {"seq": game.seq}
@@ -407,6 +470,61 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
             return outcome
 
     return _idempotent(idempotency, work)
+
+
+def _track_absence(game: Game, seat: Seat, actor: str) -> bool:
+    """Count a seat's timeouts in a row; at the game's ``absent_after`` the seat is marked absent
+    (a table move); its player acting again gives the seat back at once. Under the game lock.
+    Returns whether a table move was appended."""
+    if actor == Actor.TIMEOUT:
+        seat.timeouts_in_row += 1
+        seat.save(update_fields=["timeouts_in_row"])
+        limit = game.options.get("absent_after", 3)
+        if not seat.absent and isinstance(limit, int) and seat.timeouts_in_row >= limit:
+            apply_table_move(game.pk, "absent", player=seat.position,
+                             reason=f"{seat.timeouts_in_row} timeouts in a row")
+            return True
+    elif actor == Actor.PLAYER:
+        if seat.absent:
+            apply_table_move(game.pk, "back", player=seat.position)
+            return True
+        if seat.timeouts_in_row:
+            seat.timeouts_in_row = 0
+            seat.save(update_fields=["timeouts_in_row"])
+    return False
+
+
+def _my_seat(game: Game, seats: list[Seat], user) -> Seat:
+    if not selectors.can_see(game, seats, user):
+        raise NotFound("No such game.")
+    mine = [seat for seat in seats if seat.user_id == user.pk]
+    if not mine:
+        raise Forbidden("You have no seat in this game.")
+    return mine[0]
+
+
+def come_back(user, game_id) -> dict[str, Any]:
+    """An absent player says they are back: their seat is theirs again at once (a "back" table
+    move), before the bot plays its next decision. Any move of theirs does the same."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = _my_seat(game, selectors.seats_of(game), user)
+        if not seat.absent:
+            raise Invalid({"seat": ["Your seat is not marked absent."]})
+        apply_table_move(game.pk, "back", player=seat.position, actor=Actor.PLAYER,
+                         by_user=user)
+    loaded = selectors.load_for_viewer(selectors.find_game(game_id), user)
+    return selectors.game_payload(loaded, user)
+
+
+def mute_game(user, game_id, muted: bool) -> dict[str, Any]:
+    """Switch this game's notifications off (or on again) for ``user``."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = _my_seat(game, selectors.seats_of(game), user)
+        seat.muted = muted
+        seat.save(update_fields=["muted"])
+    return {"muted": muted}
 
 
 # --------------------------------------------------------------------------------------------
@@ -481,9 +599,27 @@ def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user
             for row in pending:
                 if row.remaining is not None:
                     row.deadline = now + dt.timedelta(seconds=row.remaining)
+                    if row.remind_at is not None:
+                        row.remind_at = now + dt.timedelta(seconds=row.remaining * REMIND_AT)
                 row.remaining = None
-            PendingDecision.objects.bulk_update(pending, ["deadline", "remaining"])
+            PendingDecision.objects.bulk_update(pending, ["deadline", "remaining", "remind_at"])
+            _on_resumed(game, pending)
             fields_to_save.append("status")
+            reschedule = True
+        elif action in ("absent", "back"):
+            seat = by_position[player]
+            seat.absent = action == "absent"
+            if action == "back":
+                seat.timeouts_in_row = 0
+            seat.save(update_fields=["absent", "timeouts_in_row"])
+            rows = [row for row in pending if row.player == player]
+            for row in rows:
+                row.bot = _bot_plays(game, seat)
+            PendingDecision.objects.bulk_update(rows, ["bot"])
+            if action == "absent":
+                from . import notifications
+
+                notifications.marked_absent(game, seat)
             reschedule = True
         elif action == "extend":
             rows = [row for row in pending if player is None or row.player == player]
@@ -494,9 +630,12 @@ def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user
             extra = dt.timedelta(seconds=fields["seconds"])
             for row in rows:
                 row.deadline += extra
+                if row.remind_at is not None:
+                    row.remind_at += extra
                 if row.remaining is not None:
                     row.remaining += fields["seconds"]
-            PendingDecision.objects.bulk_update(rows, ["deadline", "remaining"])
+            PendingDecision.objects.bulk_update(rows, ["deadline", "remaining", "remind_at"])
+            _on_resumed(game, rows)
         elif action == "replace":
             seat = by_position[player]
             kind, _, ident = fields["occupant"].partition(":")
@@ -532,6 +671,80 @@ def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user
         if reschedule and game.status == Game.Status.ACTIVE:
             _schedule_bots_on_commit(game, PendingDecision.objects.filter(game_id=game.pk))
         return record
+
+
+# --------------------------------------------------------------------------------------------
+# Deadlines: timeouts, the sweep
+
+
+def play_timeout(game_id, pending_id: int, *, actor: str = Actor.TIMEOUT, by_user=None,
+                 force: bool = False) -> int | None:
+    """Play the timeout default (rules §10) of one pending decision whose deadline passed.
+
+    Idempotent and safe late: under the game lock, acts only if that very decision (its row, by
+    id) is still awaited, the game is active and, unless ``force`` (a moderator's "play the
+    timeout now"), its deadline has passed. The default goes through :func:`submit_move` like any
+    move, by ``actor``. Returns the new seq, or ``None`` when there was nothing to do.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        row = PendingDecision.objects.filter(pk=pending_id, game_id=game.pk).first()
+        if row is None or game.status != Game.Status.ACTIVE:
+            return None
+        if not force and row.deadline > timezone.now():
+            return None
+        engine = get_game(game.kind)
+        state = selectors.load_state(game, persist=False)
+        move = engine.timeout_move(state, row.player)
+        outcome = submit_move(game.pk, move, player=row.player, actor=actor, user=None,
+                              by_user=by_user, expected_seq=game.seq)
+        return outcome.body["seq"]
+
+
+def resolve_due_deadlines(now: dt.datetime | None = None, limit: int = 200) -> int:
+    """Play the timeout of every decision past its deadline in active games; returns how many.
+
+    Each game is taken with ``SELECT … FOR UPDATE SKIP LOCKED``: several workers sweeping at once
+    share the games and never play the same timeout twice (a game locked by a move or by another
+    sweep is left for the next round).
+    """
+    now = now or timezone.now()
+    game_ids = list(PendingDecision.objects
+                    .filter(deadline__lte=now, remaining__isnull=True,
+                            game__status=Game.Status.ACTIVE)
+                    .order_by("game_id").values_list("game_id", flat=True).distinct()[:limit])
+    played = 0
+    for game_id in game_ids:
+        with transaction.atomic():
+            game = (Game.objects.select_for_update(skip_locked=True)
+                    .filter(pk=game_id, status=Game.Status.ACTIVE).first())
+            if game is None:
+                continue
+            # One timeout may close a window or end the game: re-read after each one.
+            for _ in range(game.seat_count * 2):
+                row = (PendingDecision.objects.filter(game_id=game_id, deadline__lte=now)
+                       .order_by("deadline", "seat").first())
+                if row is None or play_timeout(game_id, row.pk) is None:
+                    break
+                played += 1
+    return played
+
+
+def play_stale_bots(now: dt.datetime | None = None, limit: int = 50) -> int:
+    """Bot decisions whose task was lost (broker down, worker killed): play them now."""
+    now = now or timezone.now()
+    stale = (PendingDecision.objects
+             .filter(bot=True, created_at__lte=now - BOT_STALE_AFTER,
+                     game__status=Game.Status.ACTIVE)
+             .values_list("game_id", "game__seq").distinct()[:limit])
+    return sum(play_bots(game_id, seq) for game_id, seq in stale)
+
+
+def forget_old_idempotency_keys(now: dt.datetime | None = None) -> int:
+    """Stored Idempotency-Key answers are kept 24 hours."""
+    now = now or timezone.now()
+    deleted, _ = IdempotencyKey.objects.filter(created_at__lt=now - IDEMPOTENCY_TTL).delete()
+    return deleted
 
 
 # --------------------------------------------------------------------------------------------

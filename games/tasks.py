@@ -1,10 +1,10 @@
-"""Celery tasks of the games app."""
+"""Celery tasks of the games app: thin, taking ids, idempotent, safe to run twice or late."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from . import services
+from . import notifications, services
 
 
 @shared_task(name="games.play_bots", ignore_result=True, acks_late=True)
@@ -15,3 +15,28 @@ def play_bots(game_id: str, seq: int) -> int:
     moved on (or ended) since is left alone, and each move is sent with ``expected_seq``.
     """
     return services.play_bots(game_id, seq)
+
+
+@shared_task(name="games.resolve_deadline", ignore_result=True, acks_late=True)
+def resolve_deadline(game_id: str, pending_id: int) -> int | None:
+    """The countdown of one pending decision: play its timeout if it is still awaited and due
+    (a decision answered, replaced, paused or extended meanwhile is left alone)."""
+    return services.play_timeout(game_id, pending_id)
+
+
+@shared_task(name="games.deliver_notification", ignore_result=True, acks_late=True)
+def deliver_notification(notification_id: int) -> str:
+    return notifications.deliver(notification_id)
+
+
+@shared_task(name="games.sweep", ignore_result=True)
+def sweep() -> dict[str, int]:
+    """The periodic sweep (Celery beat): due deadlines, lost bot turns, reminders, undelivered
+    messages, expired idempotency keys. Everything here is also safe to run twice at once."""
+    return {
+        "timeouts": services.resolve_due_deadlines(),
+        "bots": services.play_stale_bots(),
+        "reminders": notifications.queue_reminders(),
+        "delivered": notifications.deliver_due(),
+        "idempotency_keys": services.forget_old_idempotency_keys(),
+    }

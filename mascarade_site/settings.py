@@ -169,8 +169,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-# Periodic tasks; game tasks (deadline sweeps, outbox delivery) join this schedule.
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+# Periodic tasks. The sweep resolves due deadlines (SKIP LOCKED, so several workers share it),
+# plays bot turns whose task was lost, queues "deadline near" reminders, delivers the outbox.
+SWEEP_SECONDS = env.float("SWEEP_SECONDS", default=5.0)
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    "games-sweep": {"task": "games.sweep", "schedule": SWEEP_SECONDS,
+                    "options": {"expires": max(SWEEP_SECONDS * 2, 10)}},
+}
 
 # --- Email --------------------------------------------------------------------------------------
 # EMAIL_URL: smtp://user:pass@host:587 (smtp+tls://, smtps://), filemail:///abs/dir, consolemail://.

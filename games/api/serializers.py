@@ -74,6 +74,14 @@ class BotsIn(serializers.Serializer):
                                    default="heuristic")
 
 
+class MuteIn(serializers.Serializer):
+    muted = serializers.BooleanField()
+
+
+class MuteOut(serializers.Serializer):
+    muted = serializers.BooleanField()
+
+
 class MoveIn(serializers.Serializer):
     move = MoveField()
     expected_seq = serializers.IntegerField(required=False, allow_null=True, min_value=0,
@@ -115,6 +123,8 @@ class PlayerOut(serializers.Serializer):
                                                   "(the Puppeteer may move them since).")
     player = serializers.CharField()
     is_bot = serializers.BooleanField()
+    absent = serializers.BooleanField(
+        help_text="Marked absent after consecutive timeouts (a bot may be playing for them).")
 
 
 class AwaitingOut(serializers.Serializer):

@@ -21,5 +21,7 @@ urlpatterns = [
     path("games/<uuid:id>/legal-moves/", views.LegalMovesView.as_view(),
          name="api-game-legal-moves"),
     path("games/<uuid:id>/moves/", views.MovesView.as_view(), name="api-game-moves"),
+    path("games/<uuid:id>/back/", views.BackView.as_view(), name="api-game-back"),
+    path("games/<uuid:id>/mute/", views.MuteView.as_view(), name="api-game-mute"),
     path("games/<uuid:id>/events/", views.EventsView.as_view(), name="api-game-events"),
 ]

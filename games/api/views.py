@@ -201,6 +201,32 @@ class MovesView(APIView):
         return Response(outcome.body, status=outcome.status)
 
 
+class BackView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="games_back", parameters=[GAME_ID], request=None,
+        responses={200: s.GameOut,
+                   400: error("`invalid`: your seat is not marked absent"),
+                   403: error("`forbidden`: no seat in this game"),
+                   409: error("`game_not_active`")},
+        summary="Take your absent seat back from the bot (any move of yours does it too)")
+    def post(self, request, id):
+        return Response(services.come_back(request.user, id))
+
+
+class MuteView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="games_mute", parameters=[GAME_ID], request=s.MuteIn,
+        responses={200: s.MuteOut, 403: error("`forbidden`: no seat in this game")},
+        summary="Mute (or unmute) this game's email notifications for you")
+    def post(self, request, id):
+        data = validated(s.MuteIn, request.data)
+        return Response(services.mute_game(request.user, id, data["muted"]))
+
+
 class EventsView(APIView):
     @extend_schema(operation_id="games_events", parameters=[GAME_ID, s.EventsQuery],
                    responses={200: s.EventsOut},

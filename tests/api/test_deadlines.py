@@ -1,0 +1,309 @@
+"""Deadlines: timeouts play the rules' default (§10) as actor "timeout", through the sweep (SKIP
+LOCKED) or a countdown task; challenge windows in both modes; absent players; a real worker."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.db import connection
+from django.utils import timezone
+
+from games import selectors, services, tasks
+from games.engine import get_game
+from games.models import Game, MoveRecord, PendingDecision, Seat
+from mascarade_site.celery import app as celery_app
+
+from .factories import UserFactory, client_for
+from .helpers import game_url, play_service_moves, peaceful, replay_records, start_game
+
+pytestmark = pytest.mark.django_db
+
+PAST = dt.timedelta(seconds=1)
+
+
+def expire(game, player=None):
+    """Make the pending deadlines (of one player) already passed."""
+    rows = PendingDecision.objects.filter(game=game)
+    if player is not None:
+        rows = rows.filter(player=player)
+    rows.update(deadline=timezone.now() - PAST)
+
+
+def state_of(game):
+    game.refresh_from_db()
+    return selectors.load_for_viewer(selectors.find_game(game.pk), None).state
+
+
+def new_game(users, **options):
+    return start_game(users[0], users[1:], options={"players": len(users), "absent_after": 10,
+                                                     "absent_policy": "wait", **options})
+
+
+def test_every_timeout_plays_the_rules_default_as_actor_timeout(users):
+    engine = get_game("mascarade")
+    kinds = set()
+    for seed_game in range(3):
+        game = new_game(users, challenge_mode="simultaneous" if seed_game % 2 else "sequential")
+        for _ in range(60):
+            state = state_of(game)
+            if game.status != Game.Status.ACTIVE:
+                break
+            row = PendingDecision.objects.filter(game=game).order_by("seat").first()
+            if row.decision == "turn" and game.seq % 2:
+                # Announce (as the player) so that windows and powers come up to time out.
+                masks = state_of(game) and engine.view(state, row.player)["masks_in_play"]
+                mask = masks[game.seq % len(masks)]
+                services.submit_move(game.pk, {"type": "announce", "mask": mask},
+                                     user=users[row.player])
+                continue
+            expected = engine.timeout_move(state, row.player)
+            expire(game, row.player)
+            seq = game.seq
+            # (+1 more when that timeout marks the seat absent: a table move follows it)
+            assert services.play_timeout(game.pk, row.pk) in (seq + 1, seq + 2)
+            record = MoveRecord.objects.get(game=game, seq=seq + 1)
+            assert record.actor == "timeout" and record.by_user is None
+            assert record.payload == expected and record.seat.position == row.player
+            kinds.add(row.decision)
+        _engine, replayed = replay_records(game)
+        assert engine.to_json(replayed) == engine.to_json(state_of(game))
+    assert {"prep", "turn", "challenge"} <= kinds
+    assert kinds - {"prep", "turn", "challenge"}, "no power decision came up"
+
+
+def test_a_decision_not_yet_due_or_already_answered_is_left_alone(users):
+    game = new_game(users)
+    row = PendingDecision.objects.get(game=game)
+    assert services.play_timeout(game.pk, row.pk) is None  # not due yet
+    expire(game)
+    assert services.play_timeout(game.pk, row.pk) == 1
+    # A late or duplicate countdown for the same decision does nothing.
+    assert services.play_timeout(game.pk, row.pk) is None
+    assert tasks.resolve_deadline(str(game.pk), row.pk) is None
+    game.refresh_from_db()
+    assert game.seq == 1
+
+
+def test_a_paused_game_times_nothing_out(users):
+    game = new_game(users)
+    expire(game)
+    services.apply_table_move(game.pk, "pause")
+    assert services.resolve_due_deadlines() == 0
+    game.refresh_from_db()
+    assert game.seq == 1
+
+
+def test_the_sweep_resolves_deadlines_that_passed_while_no_worker_ran(users):
+    games = [new_game(users) for _ in range(3)]
+    for game in games:
+        expire(game)
+    assert services.resolve_due_deadlines() == 3
+    for game in games:
+        game.refresh_from_db()
+        assert list(MoveRecord.objects.filter(game=game).values_list("actor", flat=True)) == [
+            "timeout"]
+    assert services.resolve_due_deadlines() == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_sweeps_running_at_once_never_play_a_timeout_twice():
+    users = [UserFactory() for _ in range(4)]
+    games = [new_game(users) for _ in range(6)]
+    for game in games:
+        expire(game)
+    barrier = threading.Barrier(4)
+    counts = []
+
+    def sweep():
+        try:
+            barrier.wait()
+            counts.append(services.resolve_due_deadlines())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=sweep) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Every expired decision was played once, whichever sweep took it.
+    assert sum(counts) == 6
+    for game in games:
+        assert MoveRecord.objects.filter(game=game).count() == 1
+
+
+def test_sequential_windows_open_one_after_another_each_with_its_own_deadline(users):
+    game = new_game(users, challenge_mode="sequential", challenge_timeout=600)
+    by_player = dict(enumerate(users))
+    play_service_moves(game, 4, by_player, choose=peaceful)
+    turn = PendingDecision.objects.get(game=game)
+    services.submit_move(game.pk, {"type": "announce", "mask": "king"},
+                         user=by_player[turn.player])
+    opened = []
+    for _ in range(3):
+        (row,) = PendingDecision.objects.filter(game=game)
+        assert row.decision == "challenge" and row.player not in opened
+        assert 590 <= (row.deadline - timezone.now()).total_seconds() <= 600
+        opened.append(row.player)
+        expire(game)
+        assert services.resolve_due_deadlines() == 1
+    # The three others passed by timeout, clockwise from the announcer's left.
+    assert opened == [(turn.player + k) % 4 for k in (1, 2, 3)]
+    assert not PendingDecision.objects.filter(game=game, decision="challenge").exists()
+
+
+def test_simultaneous_windows_close_at_the_deadline_or_when_all_answered(users):
+    game = new_game(users, challenge_mode="simultaneous", challenge_timeout=600)
+    by_player = dict(enumerate(users))
+    play_service_moves(game, 4, by_player, choose=peaceful)
+    turn = PendingDecision.objects.get(game=game)
+    services.submit_move(game.pk, {"type": "announce", "mask": "king"},
+                         user=by_player[turn.player])
+    rows = list(PendingDecision.objects.filter(game=game))
+    assert len(rows) == 3 and {r.decision for r in rows} == {"challenge"}
+    services.submit_move(game.pk, {"type": "pass"}, user=by_player[rows[0].player])
+    assert PendingDecision.objects.filter(game=game, decision="challenge").count() == 2
+    expire(game)
+    assert services.resolve_due_deadlines() == 2
+    assert not PendingDecision.objects.filter(game=game, decision="challenge").exists()
+
+
+def test_absent_after_consecutive_timeouts_then_a_bot_plays_until_the_player_is_back(
+        users, django_capture_on_commit_callbacks):
+    game = start_game(users[0], users[1:], options={"players": 4, "absent_after": 2})
+    by_player = dict(enumerate(users))
+    # Seat 0 times out twice (its prep turn, then again after the others' turns).
+    for _ in range(8):
+        game.refresh_from_db()
+        row = PendingDecision.objects.filter(game=game).first()
+        if row is None or Seat.objects.get(game=game, position=0).absent:
+            break
+        if row.player == 0:
+            expire(game, 0)
+            with django_capture_on_commit_callbacks(execute=True):
+                services.resolve_due_deadlines()
+        else:
+            play_service_moves(game, 1, by_player, choose=peaceful)
+    seat = Seat.objects.get(game=game, position=0)
+    assert seat.absent and seat.timeouts_in_row == 2
+    table = MoveRecord.objects.get(game=game, payload__type="table")
+    assert table.payload == {"type": "table", "action": "absent", "player": 0,
+                             "reason": "2 timeouts in a row"}
+    # Everyone sees it in the history.
+    events = client_for(users[1]).get(game_url(game.pk, "events/")).json()["results"]
+    assert any(e["type"] == "table" and e["action"] == "absent" for e in events)
+    # The bot plays seat 0 whenever it is awaited (eager Celery in these tests).
+    for _ in range(40):
+        game.refresh_from_db()
+        if (game.status != Game.Status.ACTIVE
+                or MoveRecord.objects.filter(game=game, actor="bot", seat__position=0).exists()):
+            break
+        assert not PendingDecision.objects.filter(game=game, player=0, bot=False).exists()
+        with django_capture_on_commit_callbacks(execute=True):
+            play_service_moves(game, 1, by_player, choose=peaceful)
+    assert MoveRecord.objects.filter(game=game, actor="bot", seat__position=0).exists()
+    # The player says they are back: the seat is theirs at once.
+    client = client_for(users[0])
+    if game.status == Game.Status.ACTIVE:
+        answer = client.post(game_url(game.pk, "back/"))
+        assert answer.status_code == 200, answer.json()
+        assert answer.json()["players"][0]["absent"] is False
+        seat.refresh_from_db()
+        assert not seat.absent and seat.timeouts_in_row == 0
+        assert MoveRecord.objects.filter(game=game, payload__action="back",
+                                         actor="player", by_user=users[0]).exists()
+        assert not PendingDecision.objects.filter(game=game, player=0, bot=True).exists()
+        again = client.post(game_url(game.pk, "back/"))
+        assert again.status_code == 400 and again.json()["code"] == "invalid"
+
+
+def test_a_move_of_an_absent_player_gives_the_seat_back(users):
+    game = start_game(users[0], users[1:], options={"players": 4, "absent_after": 1,
+                                                     "absent_policy": "wait"})
+    p = PendingDecision.objects.get(game=game).player
+    expire(game)
+    services.resolve_due_deadlines()
+    assert Seat.objects.get(game=game, position=p).absent
+    by_player = dict(enumerate(users))
+    while PendingDecision.objects.get(game=game).player != p:
+        play_service_moves(game, 1, by_player, choose=peaceful)
+    legal = client_for(users[p]).get(game_url(game.pk, "legal-moves/")).json()
+    sent = client_for(users[p]).post(game_url(game.pk, "moves/"),
+                                     {"move": peaceful(legal["moves"]),
+                                      "expected_seq": legal["seq"]}, format="json")
+    assert sent.status_code == 201
+    assert not Seat.objects.get(game=game, position=p).absent
+    back = MoveRecord.objects.get(game=game, payload__action="back")
+    # The move first, then the table move; the answer shows the game after both.
+    assert back.seq == sent.json()["seq"] == legal["seq"] + 2
+    assert sent.json()["game"]["players"][p]["absent"] is False
+
+
+def test_absent_with_the_wait_policy_keeps_timing_out(users):
+    game = start_game(users[0], users[1:], options={"players": 4, "absent_after": 1,
+                                                     "absent_policy": "wait"})
+    p = PendingDecision.objects.get(game=game).player
+    expire(game)
+    services.resolve_due_deadlines()
+    assert Seat.objects.get(game=game, position=p).absent
+    assert not PendingDecision.objects.filter(game=game, bot=True).exists()
+
+
+def test_an_action_resets_the_count_of_timeouts(users):
+    game = new_game(users, absent_after=3)
+    p = PendingDecision.objects.get(game=game).player
+    expire(game)
+    services.resolve_due_deadlines()  # p's preparatory turn
+    assert Seat.objects.get(game=game, position=p).timeouts_in_row == 1
+    by_player = dict(enumerate(users))
+    while PendingDecision.objects.get(game=game).player != p:
+        play_service_moves(game, 1, by_player, choose=peaceful)
+    play_service_moves(game, 1, by_player, choose=peaceful)
+    assert Seat.objects.get(game=game, position=p).timeouts_in_row == 0
+
+
+def test_short_deadlines_get_a_countdown_task_on_commit(users, django_capture_on_commit_callbacks,
+                                                        monkeypatch):
+    scheduled = []
+    monkeypatch.setattr(tasks.resolve_deadline, "apply_async",
+                        lambda args, eta, **kw: scheduled.append((args, eta)))
+    with django_capture_on_commit_callbacks(execute=True):
+        game = new_game(users, move_timeout=120)
+    row = PendingDecision.objects.get(game=game)
+    assert scheduled == [([str(game.pk), row.pk], row.deadline)]
+    scheduled.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        new_game(users, move_timeout=86_400)
+    assert scheduled == []  # long deadlines are the sweep's
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_resolves_a_short_deadline_by_itself():
+    celery_app.conf.task_always_eager = False
+    users = [UserFactory() for _ in range(4)]
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        game = new_game(users, move_timeout=60)
+        row = PendingDecision.objects.get(game=game)
+        # A countdown for a deadline one second away (as if the game had been created 59 s ago).
+        PendingDecision.objects.filter(pk=row.pk).update(
+            deadline=timezone.now() + dt.timedelta(seconds=1))
+        tasks.resolve_deadline.apply_async(args=[str(game.pk), row.pk],
+                                           eta=timezone.now() + dt.timedelta(seconds=1))
+        # And the sweep, as beat would run it, for a deadline that passed with no worker.
+        other = new_game(users, move_timeout=86_400)
+        expire(other)
+        tasks.sweep.delay()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if (MoveRecord.objects.filter(game=game, actor="timeout").exists()
+                    and MoveRecord.objects.filter(game=other, actor="timeout").exists()):
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the worker did not resolve the deadlines")
