@@ -18,7 +18,7 @@ from games.models import Game, MoveRecord, PendingDecision, Seat
 from mascarade_site.celery import app as celery_app
 
 from .factories import UserFactory, client_for
-from .helpers import game_url, play_service_moves, peaceful, replay_records, start_game
+from .helpers import game_url, peaceful, play_service_moves, replay_records, start_game
 
 pytestmark = pytest.mark.django_db
 
