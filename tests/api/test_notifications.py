@@ -1,0 +1,299 @@
+"""The outbox: messages written in the transaction of their cause, delivered once, retried with
+backoff, folded, in the user's language, with a signed one-click unsubscribe."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from unittest import mock
+
+import pytest
+from django.core import mail
+from django.db import transaction
+from django.test import Client
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from games import notifications, services, tasks
+from games.engine import IllegalMove
+from games.models import Game, Notification, PendingDecision, Seat
+
+from .factories import UserFactory, client_for
+from .helpers import URL, game_url, play_service_moves, start_game
+
+pytestmark = pytest.mark.django_db
+
+Status = Notification.Status
+
+
+@pytest.fixture(autouse=True)
+def _locmem_mail(settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.SITE_URL = "https://mascarade.example"
+
+
+def later(minutes: float):
+    return mock.patch("django.utils.timezone.now",
+                      return_value=timezone.now() + dt.timedelta(minutes=minutes))
+
+
+def deliver_all() -> list[str]:
+    return [notifications.deliver(pk) for pk in
+            Notification.objects.filter(status=Status.PENDING).values_list("pk", flat=True)]
+
+
+def test_a_start_and_each_awaited_decision_write_a_message(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    started = Notification.objects.filter(game=game, kind="started")
+    assert sorted(started.values_list("user_id", flat=True)) == sorted(u.pk for u in users)
+    row = PendingDecision.objects.get(game=game)
+    turn = Notification.objects.get(game=game, kind="your_turn")
+    assert turn.user_id == row.user_id and turn.dedupe_key == f"decision:{row.pk}"
+    assert turn.context["decision"] == "prep"
+
+
+def test_messages_are_rolled_back_with_the_move_that_caused_them(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    before = Notification.objects.count()
+    row = PendingDecision.objects.get(game=game)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        services.submit_move(game.pk, {"type": "exchange", "target": (row.player + 1) % 4,
+                                       "swap": False}, user=users[row.player])
+        assert Notification.objects.count() > before
+        raise RuntimeError("the transaction fails after the move")
+    assert Notification.objects.count() == before
+    # A refused move writes nothing either.
+    with pytest.raises(IllegalMove):
+        services.submit_move(game.pk, {"type": "announce", "mask": "king"},
+                             user=users[row.player])
+    assert Notification.objects.count() == before
+
+
+def test_each_message_is_delivered_once_even_if_its_task_runs_twice(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    note = Notification.objects.get(game=game, kind="your_turn")
+    assert tasks.deliver_notification(note.pk) == "sent"
+    assert tasks.deliver_notification(note.pk) == "not due"
+    assert notifications.deliver(note.pk) == "not due"
+    sent = [m for m in mail.outbox if m.to == [note.user.email] and "turn" in m.subject.lower()]
+    assert len(sent) == 1
+    note.refresh_from_db()
+    assert note.status == Status.SENT and note.sent_at is not None and note.attempts == 1
+    # The same cause cannot be queued twice.
+    notifications._queue([Notification(user=note.user, game=game, kind="your_turn",
+                                       dedupe_key=note.dedupe_key,
+                                       next_attempt_at=timezone.now())])
+    assert Notification.objects.filter(dedupe_key=note.dedupe_key).count() == 1
+
+
+def test_a_failed_send_is_retried_with_backoff_then_given_up(users, monkeypatch):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    note = Notification.objects.get(game=game, kind="your_turn")
+    monkeypatch.setattr("django.core.mail.EmailMultiAlternatives.send",
+                        mock.Mock(side_effect=ConnectionRefusedError("smtp down")))
+    before = timezone.now()
+    assert notifications.deliver(note.pk) == Status.PENDING
+    note.refresh_from_db()
+    assert note.attempts == 1 and "smtp down" in note.last_error
+    assert note.next_attempt_at >= before + dt.timedelta(seconds=29)
+    assert notifications.deliver(note.pk) == "not due"
+    delays = [notifications.backoff(n) for n in range(1, 10)]
+    assert delays == sorted(delays) and delays[0] == dt.timedelta(seconds=30)
+    assert delays[-1] == notifications.MAX_BACKOFF
+    Notification.objects.filter(pk=note.pk).update(attempts=notifications.MAX_ATTEMPTS - 1,
+                                                   next_attempt_at=timezone.now())
+    assert notifications.deliver(note.pk) == Status.FAILED
+    # The server answers again: a pending one goes out.
+    monkeypatch.undo()
+    other = Notification.objects.get(game=game, kind="started", user=users[1])
+    Notification.objects.filter(pk=other.pk).update(next_attempt_at=timezone.now())
+    assert notifications.deliver(other.pk) == Status.SENT
+
+
+def test_decision_mails_are_folded_at_most_one_per_game_per_ten_minutes(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    row = PendingDecision.objects.get(game=game)
+    first = Notification.objects.get(game=game, kind="your_turn")
+    assert notifications.deliver(first.pk) == Status.SENT
+    first.refresh_from_db()
+    # Another decision of the same player in the same game, five minutes later: it waits.
+    second = Notification.objects.create(
+        user_id=row.user_id, game=game, kind="challenge", dedupe_key="test:second",
+        next_attempt_at=timezone.now(), context={"pending": row.pk, "decision": "challenge",
+                                                 "deadline": row.deadline.isoformat()})
+    mail.outbox.clear()
+    with later(5):
+        assert notifications.deliver(second.pk) == "not due"
+    second.refresh_from_db()
+    assert second.status == Status.PENDING
+    assert second.next_attempt_at == first.sent_at + notifications.FOLD_WINDOW
+    assert mail.outbox == []
+    with later(11):
+        assert notifications.deliver(second.pk) == Status.SENT
+    assert len(mail.outbox) == 1
+    # Another game's mail is not held back by this one.
+    other = start_game(users[0], users[1:], options={"players": 4})
+    note = Notification.objects.get(game=other, kind="your_turn")
+    assert notifications.deliver(note.pk) == Status.SENT
+
+
+def test_folding_counts_the_messages_it_absorbs(users):
+    user = users[0]
+    game = start_game(users[0], users[1:], options={"players": 4})
+    Notification.objects.all().delete()
+    rows = []
+    for k in range(3):
+        rows.append(Notification.objects.create(
+            user=user, game=game, kind="your_turn", dedupe_key=f"test:{k}",
+            next_attempt_at=timezone.now(), context={"pending": None}))
+    PendingDecision.objects.filter(game=game).update(user=user, bot=False)
+    pending = PendingDecision.objects.get(game=game)
+    Notification.objects.update(context={"pending": pending.pk, "decision": "turn",
+                                         "deadline": pending.deadline.isoformat()})
+    assert notifications.deliver(rows[0].pk) == Status.SENT
+    (message,) = mail.outbox
+    assert "2 more decision(s)" in message.body
+    assert set(Notification.objects.filter(folded_into=rows[0]).values_list(
+        "pk", flat=True)) == {rows[1].pk, rows[2].pk}
+
+
+def test_the_reminder_goes_at_80_percent_once_and_not_after_an_answer(users):
+    game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 1000})
+    row = PendingDecision.objects.get(game=game)
+    assert 790 <= (row.remind_at - row.created_at).total_seconds() <= 810
+    assert notifications.queue_reminders() == 0
+    with later(14):
+        assert notifications.queue_reminders() == 1
+        assert notifications.queue_reminders() == 0
+    reminder = Notification.objects.get(kind="reminder")
+    assert reminder.user_id == row.user_id
+    with later(14.5):
+        assert notifications.deliver(reminder.pk) == Status.SENT
+    assert "deadline is near" in mail.outbox[-1].subject
+    # Answered before the reminder went out: it is skipped.
+    game2 = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 1000})
+    row = PendingDecision.objects.get(game=game2)
+    with later(14):
+        assert notifications.queue_reminders() == 1
+    reminder = Notification.objects.get(kind="reminder", game=game2)
+    services.submit_move(game2.pk, {"type": "exchange", "target": (row.player + 1) % 4,
+                                    "swap": False}, user=users[row.player])
+    with later(14.5):
+        assert notifications.deliver(reminder.pk) == Status.SKIPPED
+
+
+def test_mails_speak_the_users_language_and_carry_links(users):
+    users[0].language = "fr"
+    users[0].save()
+    game = start_game(users[0], users[1:], options={"players": 4})
+    for note in Notification.objects.filter(kind="started"):
+        assert notifications.deliver(note.pk) == Status.SENT
+    french = next(m for m in mail.outbox if m.to == [users[0].email])
+    english = next(m for m in mail.outbox if m.to == [users[1].email])
+    assert "a commencé" in french.subject and "has started" in english.subject
+    assert "Bonjour" in french.body and "Hello" in english.body
+    for message in (french, english):
+        assert f"https://mascarade.example/games/{game.pk}/" in message.body
+        html, kind = message.alternatives[0]
+        assert kind == "text/html" and f"/games/{game.pk}/" in html
+        unsubscribe = message.extra_headers["List-Unsubscribe"]
+        assert unsubscribe.startswith("<https://mascarade.example/notifications/unsubscribe/")
+        assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        assert unsubscribe.strip("<>") in message.body and unsubscribe.strip("<>") in html
+
+
+def test_no_mail_shows_a_card(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    play_service_moves(game, 12, dict(enumerate(users)))
+    deliver_all()
+    masks = set(game.options.get("masks") or []) | {"king", "queen", "judge", "bishop", "thief",
+                                                    "cheater", "spy", "witch", "sorceress"}
+    for message in mail.outbox:
+        text = (message.subject + message.body).lower()
+        assert not any(mask in text for mask in masks), message.body
+
+
+def test_unsubscribe_is_signed_and_one_click(users):
+    user = users[0]
+    token = notifications.unsubscribe_token(user)
+    browser = Client()
+    page = browser.get(f"/notifications/unsubscribe/{token}/")
+    assert page.status_code == 200 and b"<form" in page.content
+    user.refresh_from_db()
+    assert user.notify_email  # GET changes nothing
+    done = browser.post(f"/notifications/unsubscribe/{token}/",
+                        {"List-Unsubscribe": "One-Click"})
+    assert done.status_code == 200
+    user.refresh_from_db()
+    assert not user.notify_email
+    tampered = browser.post(f"/notifications/unsubscribe/{token[:-2]}xx/")
+    assert tampered.status_code == 400
+    other = notifications.unsubscribe_token(users[1])
+    forged = other.replace(other.split(":")[0], token.split(":")[0])
+    assert browser.post(f"/notifications/unsubscribe/{forged}/").status_code == 400
+    users[1].refresh_from_db()
+    assert users[1].notify_email
+
+
+def test_switched_off_and_muted_users_get_no_mail(users):
+    users[1].notify_email = False
+    users[1].save()
+    game = start_game(users[0], users[1:], options={"players": 4})
+    client_for(users[2]).post(game_url(game.pk, "mute/"), {"muted": True}, format="json")
+    assert Seat.objects.get(game=game, user=users[2]).muted
+    deliver_all()
+    recipients = {m.to[0] for m in mail.outbox}
+    assert users[1].email not in recipients and users[2].email not in recipients
+    assert users[0].email in recipients
+    assert Notification.objects.filter(user=users[1], status=Status.SKIPPED).exists()
+    # Not a player: 403.
+    outsider = client_for(UserFactory()).post(game_url(game.pk, "mute/"), {"muted": True},
+                                              format="json")
+    assert outsider.status_code == 403
+
+
+def test_the_end_is_told_with_the_result(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    rng = random.Random(3)
+    engine = services.get_game("mascarade")
+    for _ in range(2000):
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            break
+        row = PendingDecision.objects.filter(game=game).first()
+        state = services.selectors.load_state(game)
+        move = rng.choice(engine.legal_moves(state, row.player))
+        services.submit_move(game.pk, move, user=users[row.player])
+    assert game.status == Game.Status.FINISHED
+    ended = Notification.objects.filter(game=game, kind="ended")
+    assert ended.count() == 4
+    winners = {users[p].username for p in game.winners}
+    for note in ended:
+        assert set(note.context["winners"]) == winners
+        assert note.context["won"] == (note.user.username in winners)
+
+
+def test_with_the_broker_down_moves_still_go_through_and_the_sweep_delivers_later(
+        users, django_capture_on_commit_callbacks, monkeypatch, caplog):
+    def down(*args, **kwargs):
+        raise OperationalError("broker unreachable")
+
+    monkeypatch.setattr(tasks.deliver_notification, "apply_async", down)
+    monkeypatch.setattr(tasks.resolve_deadline, "apply_async", down)
+    client = client_for(users[0])
+    with django_capture_on_commit_callbacks(execute=True):
+        created = client.post(URL, {"game": "mascarade",
+                                    "options": {"players": 4, "move_timeout": 300}},
+                              format="json")
+        game_id = created.json()["id"]
+        for user in users[1:]:
+            joined = client_for(user).post(game_url(game_id, "join/"), {}, format="json")
+            assert joined.status_code == 200
+    assert "could not enqueue" in caplog.text
+    pending = Notification.objects.filter(status=Status.PENDING)
+    assert pending.count() >= 5
+    monkeypatch.undo()
+    count = pending.count()
+    assert notifications.deliver_due() == count
+    assert not Notification.objects.filter(status=Status.PENDING).exists()
+    assert len(mail.outbox) >= 5
