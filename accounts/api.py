@@ -12,13 +12,23 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api.errors import Forbidden, Invalid, InvalidCredentials
+from games.api.errors import Forbidden, Invalid, InvalidCredentials, NotFound
 from games.api.serializers import ErrorOut
 from games.api.throttling import AnonThrottle, AuthThrottle, UserThrottle
 from games.api.views import validated
 
-from .models import User
-from .serializers import MeSerializer, RegisterIn, RegisterOut, TokenIn, TokenOut
+from . import vacations
+from .models import VACATION_DAYS_PER_YEAR, User, Vacation
+from .serializers import (
+    MeSerializer,
+    RegisterIn,
+    RegisterOut,
+    TokenIn,
+    TokenOut,
+    VacationIn,
+    VacationOut,
+    VacationsOut,
+)
 
 
 def verification_required() -> bool:
@@ -98,3 +108,50 @@ class MeView(APIView):
                            for key, value in serializer.errors.items()})
         serializer.save()
         return Response(serializer.data)
+
+
+class VacationsView(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [UserThrottle, AnonThrottle]
+
+    @extend_schema(operation_id="me_vacations_list", responses={200: VacationsOut},
+                   summary="Your vacations under way and to come")
+    def get(self, request):
+        today = vacations.today_for(request.user)
+        rows = Vacation.objects.filter(user=request.user, end__gte=today)
+        return Response({"allowance_per_year": VACATION_DAYS_PER_YEAR,
+                         "results": [VacationOut(v).data for v in rows]})
+
+    @extend_schema(
+        operation_id="me_vacations_create", request=VacationIn,
+        responses={201: VacationOut,
+                   400: OpenApiResponse(ErrorOut, description="`invalid`: reversed or past "
+                                        "days, an overlap, or more than the yearly allowance")},
+        summary="Declare days off: your deadlines extend over them")
+    def post(self, request):
+        data = validated(VacationIn, request.data)
+        try:
+            vacation = vacations.declare(request.user, data["start"], data["end"])
+        except vacations.VacationError as exc:
+            raise Invalid({exc.field: [exc.message]}, exc.message) from exc
+        return Response(VacationOut(vacation).data, status=201)
+
+
+class VacationDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [UserThrottle, AnonThrottle]
+
+    @extend_schema(
+        operation_id="me_vacations_delete", request=None,
+        responses={204: OpenApiResponse(description="cancelled"),
+                   400: OpenApiResponse(ErrorOut, description="`invalid`: it has started"),
+                   404: OpenApiResponse(ErrorOut, description="`not_found`")},
+        summary="Cancel a vacation that has not started")
+    def delete(self, request, id):
+        try:
+            found = vacations.cancel(request.user, id)
+        except vacations.VacationError as exc:
+            raise Invalid({exc.field: [exc.message]}, exc.message) from exc
+        if not found:
+            raise NotFound("No such vacation.")
+        return Response(status=204)

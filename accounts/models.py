@@ -39,3 +39,32 @@ class User(AbstractUser):
         if self.email:
             self.email = self.email.lower()
         super().save(*args, **kwargs)
+
+
+class Vacation(models.Model):
+    """Days off declared by a user (inclusive dates, in the user's time zone): their deadlines
+    extend over them, and their tables show they are away. At most
+    :data:`VACATION_DAYS_PER_YEAR` days per calendar year."""
+
+    user = models.ForeignKey("accounts.User", on_delete=models.CASCADE, related_name="vacations")
+    start = models.DateField(_("first day"))
+    end = models.DateField(_("last day"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user", "start"]
+        constraints = [models.CheckConstraint(condition=models.Q(end__gte=models.F("start")),
+                                              name="vacation_end_after_start")]
+        verbose_name = _("vacation")
+        verbose_name_plural = _("vacations")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.start} – {self.end}"
+
+    @property
+    def days(self) -> int:
+        return (self.end - self.start).days + 1
+
+
+#: Vacation days a user may declare per calendar year.
+VACATION_DAYS_PER_YEAR = 21

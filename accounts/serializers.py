@@ -69,3 +69,20 @@ class MeSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "username", "email"]
         extra_kwargs = {"email": {"allow_null": True}}
 
+
+
+class VacationIn(serializers.Serializer):
+    start = serializers.DateField(help_text="First day off (in your time zone).")
+    end = serializers.DateField(help_text="Last day off, included.")
+
+
+class VacationOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    start = serializers.DateField()
+    end = serializers.DateField()
+    days = serializers.IntegerField()
+
+
+class VacationsOut(serializers.Serializer):
+    allowance_per_year = serializers.IntegerField()
+    results = VacationOut(many=True)

@@ -76,6 +76,8 @@ class Seat(models.Model):
     absent = models.BooleanField(default=False)
     # The player muted this game's notifications.
     muted = models.BooleanField(default=False)
+    # The player asks for a pause; the game pauses when every human player asks.
+    wants_pause = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

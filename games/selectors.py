@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import IntegrityError, transaction
-from django.db.models import F, Min, Q, QuerySet
+from django.db.models import Exists, F, Min, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import SPECTATOR, get_game
@@ -122,8 +122,18 @@ def game_queryset() -> QuerySet[Game]:
     return Game.objects.select_related("snapshot", "created_by")
 
 
+def _with_vacation(qs: QuerySet[Seat]) -> QuerySet[Seat]:
+    """Seats annotated with ``on_vacation``: their user declared today (UTC) a vacation day."""
+    from accounts.models import Vacation
+
+    today = timezone.now().date()
+    return qs.annotate(on_vacation=Exists(Vacation.objects.filter(
+        user_id=OuterRef("user_id"), start__lte=today, end__gte=today)))
+
+
 def seats_of(game: Game) -> list[Seat]:
-    return list(Seat.objects.filter(game_id=game.pk).select_related("user").order_by("position"))
+    return list(_with_vacation(Seat.objects.filter(game_id=game.pk).select_related("user")
+                               .order_by("position")))
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:
@@ -172,7 +182,8 @@ def _names(seats: list[Seat]) -> tuple[dict[int, str], dict[int, bool]]:
 
 def players_payload(seats: list[Seat]) -> list[dict[str, Any]]:
     return [{"position": seat.position, "player": seat.name, "is_bot": seat.is_bot,
-             "absent": seat.absent} for seat in seats]
+             "absent": seat.absent, "wants_pause": seat.wants_pause,
+             "vacation": bool(getattr(seat, "on_vacation", False))} for seat in seats]
 
 
 def _name(names: dict[int, str], player: Any) -> Any:
@@ -351,7 +362,7 @@ def games_of(user, status: str | None = None, my_turn: bool | None = None) -> Qu
 def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
     """Seats of several games in one query."""
     out: dict[Any, list[Seat]] = {game.pk: [] for game in games}
-    for seat in (Seat.objects.filter(game_id__in=list(out)).select_related("user")
-                 .order_by("game_id", "position")):
+    for seat in _with_vacation(Seat.objects.filter(game_id__in=list(out)).select_related("user")
+                               .order_by("game_id", "position")):
         out[seat.game_id].append(seat)
     return out

@@ -150,9 +150,12 @@ def _sync_pending(game: Game, state: Any, seats: list[Seat], mover: int | None,
     A decision still awaited from a player who did not just move keeps its row and deadline;
     every other one is replaced. Three queries at most, whatever the game's length.
     """
+    from accounts.vacations import intervals_by_user, push_deadline
+
     engine = get_game(game.kind)
     wanted = engine.pending(state) if state is not None else []
     by_position = {seat.position: seat for seat in seats}
+    away: dict[int, list] | None = None
     existing = {row.player: row for row in PendingDecision.objects.filter(game_id=game.pk)}
     keep: list[PendingDecision] = []
     create: list[PendingDecision] = []
@@ -167,10 +170,16 @@ def _sync_pending(game: Game, state: Any, seats: list[Seat], mover: int | None,
         seat = by_position[pending.player]
         seconds = _timeout(game, pending.timer)
         bot = _bot_plays(game, seat)
+        deadline = now + dt.timedelta(seconds=seconds)
+        if seat.user_id is not None and not bot:
+            if away is None:  # one query for every human of the table, only when needed
+                away = intervals_by_user([s.user for s in seats if s.user_id], now)
+            if away.get(seat.user_id):
+                deadline = push_deadline(away[seat.user_id], now, deadline)
         create.append(PendingDecision(
             game_id=game.pk, player=pending.player, seat=pending.seat,
             decision=pending.decision, seq=game.seq,
-            deadline=now + dt.timedelta(seconds=seconds),
+            deadline=deadline,
             remind_at=None if bot else now + dt.timedelta(seconds=seconds * REMIND_AT),
             user_id=seat.user_id, bot=bot))
     if existing:
@@ -517,6 +526,32 @@ def come_back(user, game_id) -> dict[str, Any]:
     return selectors.game_payload(loaded, user)
 
 
+def request_pause(user, game_id, wanted: bool) -> dict[str, Any]:
+    """A player asks for a pause (``wanted``) or withdraws the request. When every human player
+    of an active game has asked, the game pauses (a table move ``by`` "players"). A player
+    withdrawing the request from a game the players paused resumes it; a moderator's pause is
+    lifted by a moderator only."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seats = selectors.seats_of(game)
+        seat = _my_seat(game, seats, user)
+        if game.status not in (Game.Status.ACTIVE, Game.Status.PAUSED):
+            raise GameNotActive(f"This game is {game.status}: it cannot be paused.")
+        seat.wants_pause = wanted
+        seat.save(update_fields=["wants_pause"])
+        humans = [s if s.pk != seat.pk else seat for s in seats if s.user_id is not None]
+        if game.status == Game.Status.ACTIVE and wanted and all(s.wants_pause for s in humans):
+            apply_table_move(game.pk, "pause", actor=Actor.PLAYER, by_user=user, by="players",
+                             reason="All the players asked for a pause.")
+        elif game.status == Game.Status.PAUSED and not wanted:
+            if selectors.table_state(game).get("paused_by") != "players":
+                raise Forbidden("A moderator paused this game: only a moderator can resume it.")
+            apply_table_move(game.pk, "resume", actor=Actor.PLAYER, by_user=user, by="players")
+            Seat.objects.filter(game_id=game.pk).update(wants_pause=False)
+    loaded = selectors.load_for_viewer(selectors.find_game(game_id), user)
+    return selectors.game_payload(loaded, user)
+
+
 def mute_game(user, game_id, muted: bool) -> dict[str, Any]:
     """Switch this game's notifications off (or on again) for ``user``."""
     with transaction.atomic():
@@ -675,6 +710,32 @@ def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user
 
 # --------------------------------------------------------------------------------------------
 # Deadlines: timeouts, the sweep
+
+
+def push_deadlines_for_vacation(user) -> int:
+    """A vacation was declared: the user's pending deadlines are pushed over it (locking each
+    game in turn, as a move would)."""
+    from accounts.vacations import intervals_by_user, push_deadline
+
+    now = timezone.now()
+    intervals = intervals_by_user([user], now).get(user.pk, [])
+    changed = 0
+    for game_id in (PendingDecision.objects.filter(user=user, bot=False)
+                    .values_list("game_id", flat=True).distinct()):
+        with transaction.atomic():
+            _lock(game_id)
+            rows = list(PendingDecision.objects.filter(game_id=game_id, user=user, bot=False))
+            for row in rows:
+                if row.remaining is not None:  # paused: the time left is pushed on resume
+                    continue
+                pushed = push_deadline(intervals, now, row.deadline)
+                if pushed != row.deadline:
+                    if row.remind_at is not None:
+                        row.remind_at += pushed - row.deadline
+                    row.deadline = pushed
+                    changed += 1
+            PendingDecision.objects.bulk_update(rows, ["deadline", "remind_at"])
+    return changed
 
 
 def play_timeout(game_id, pending_id: int, *, actor: str = Actor.TIMEOUT, by_user=None,

@@ -74,6 +74,12 @@ class BotsIn(serializers.Serializer):
                                    default="heuristic")
 
 
+class PauseIn(serializers.Serializer):
+    pause = serializers.BooleanField(
+        help_text="true: ask for a pause (it happens when every human player asks); false: "
+                  "withdraw the request (resumes a game the players paused).")
+
+
 class MuteIn(serializers.Serializer):
     muted = serializers.BooleanField()
 
@@ -125,6 +131,10 @@ class PlayerOut(serializers.Serializer):
     is_bot = serializers.BooleanField()
     absent = serializers.BooleanField(
         help_text="Marked absent after consecutive timeouts (a bot may be playing for them).")
+    wants_pause = serializers.BooleanField(
+        help_text="Asks for a pause: the game pauses when every human player asks.")
+    vacation = serializers.BooleanField(
+        help_text="On vacation today: their deadlines extend over their declared days off.")
 
 
 class AwaitingOut(serializers.Serializer):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from accounts.api import MeView, RegisterView, TokenView
+from accounts.api import MeView, RegisterView, TokenView, VacationDetailView, VacationsView
 
 from . import views
 
@@ -12,6 +12,8 @@ urlpatterns = [
     path("auth/register/", RegisterView.as_view(), name="api-register"),
     path("auth/token/", TokenView.as_view(), name="api-token"),
     path("me/", MeView.as_view(), name="api-me"),
+    path("me/vacations/", VacationsView.as_view(), name="api-my-vacations"),
+    path("me/vacations/<int:id>/", VacationDetailView.as_view(), name="api-my-vacation"),
     path("me/games/", views.MyGamesView.as_view(), name="api-my-games"),
     path("games/", views.GamesView.as_view(), name="api-games"),
     path("games/<uuid:id>/", views.GameDetailView.as_view(), name="api-game"),
@@ -22,6 +24,7 @@ urlpatterns = [
          name="api-game-legal-moves"),
     path("games/<uuid:id>/moves/", views.MovesView.as_view(), name="api-game-moves"),
     path("games/<uuid:id>/back/", views.BackView.as_view(), name="api-game-back"),
+    path("games/<uuid:id>/pause/", views.PauseView.as_view(), name="api-game-pause"),
     path("games/<uuid:id>/mute/", views.MuteView.as_view(), name="api-game-mute"),
     path("games/<uuid:id>/events/", views.EventsView.as_view(), name="api-game-events"),
 ]

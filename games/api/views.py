@@ -215,6 +215,20 @@ class BackView(APIView):
         return Response(services.come_back(request.user, id))
 
 
+class PauseView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="games_pause", parameters=[GAME_ID], request=s.PauseIn,
+        responses={200: s.GameOut,
+                   403: error("`forbidden`: no seat here, or a moderator paused the game"),
+                   409: error("`game_not_active`")},
+        summary="Ask for a pause (unanimous) or withdraw the request (resumes)")
+    def post(self, request, id):
+        data = validated(s.PauseIn, request.data)
+        return Response(services.request_pause(request.user, id, data["pause"]))
+
+
 class MuteView(APIView):
     permission_classes = [IsAuthenticated]
 

@@ -44,7 +44,7 @@ def is_table_move(move: Any) -> bool:
 
 def initial_table() -> dict[str, Any]:
     """The table state before any table move."""
-    return {"paused": False, "aborted": None, "absent": [], "occupants": {}}
+    return {"paused": False, "paused_by": None, "aborted": None, "absent": [], "occupants": {}}
 
 
 def occupant(kind: str, ident: Any) -> str:
@@ -114,8 +114,7 @@ def apply_table(table: dict[str, Any], move: Any, seat_count: int
     if not is_table_move(move):
         raise MalformedMove("A table move has the type 'table'.", code="not_a_table_move")
     action = _check_shape(move, seat_count)
-    new = {"paused": table["paused"], "aborted": table["aborted"],
-           "absent": list(table["absent"]), "occupants": dict(table["occupants"])}
+    new = {**table, "absent": list(table["absent"]), "occupants": dict(table["occupants"])}
     if table["aborted"] is not None:
         raise IllegalMove("This game was aborted: nothing more can happen at its table.",
                           code="game_aborted")
@@ -124,10 +123,13 @@ def apply_table(table: dict[str, Any], move: Any, seat_count: int
         if table["paused"]:
             raise IllegalMove("The game is already paused.", code="already_paused")
         new["paused"] = True
+        # Who paused ("players" by their unanimous request, "moderator"...): who may resume.
+        new["paused_by"] = move.get("by", "")
     elif action == "resume":
         if not table["paused"]:
             raise IllegalMove("The game is not paused.", code="not_paused")
         new["paused"] = False
+        new["paused_by"] = None
     elif action == "absent":
         if player in table["absent"]:
             raise IllegalMove(f"Seat {player} is already marked absent.", code="already_absent")
@@ -145,7 +147,7 @@ def apply_table(table: dict[str, Any], move: Any, seat_count: int
         new["absent"] = [p for p in table["absent"] if p != player]
     elif action == "abort":
         new["aborted"] = move["reason"].strip()
-        new["paused"] = False
+        new["paused"], new["paused_by"] = False, None
     event = {key: value for key, value in move.items() if key != "type"}
     event = {"type": TABLE, **event}
     return new, [event]

@@ -43,7 +43,8 @@ def test_create_a_game_the_creator_takes_seat_0(users, clients):
     body = answer.json()
     assert body["status"] == "open" and body["game"] == "mascarade"
     assert body["created_by"] == users[0].username
-    assert body["players"] == [{"position": 0, "player": users[0].username, "is_bot": False}]
+    assert body["players"] == [{"position": 0, "player": users[0].username, "is_bot": False,
+                                "absent": False, "wants_pause": False, "vacation": False}]
     assert body["options"]["players"] == 4 and body["options"]["scenario"] == "A"
     assert body["state"] is None and body["you"] == {"seat": 0, "knowledge": []}
     assert "seed" not in body and "seed" not in body["options"]
@@ -245,7 +246,9 @@ def test_bots_fill_empty_seats_creator_only(users, clients):
     assert_error(clients[0].post(game_url(game_id, "bots/"), {}, format="json"), 400, "invalid")
     one = clients[0].post(game_url(game_id, "bots/"), {"count": 1}, format="json")
     assert one.status_code == 200 and one.json()["status"] == "open"
-    assert one.json()["players"][1] == {"position": 1, "player": "Bot 2", "is_bot": True}
+    assert one.json()["players"][1] == {"position": 1, "player": "Bot 2", "is_bot": True,
+                                        "absent": False, "wants_pause": False,
+                                        "vacation": False}
     clients[1].post(game_url(game_id, "join/"))
     full = clients[0].post(game_url(game_id, "bots/"), {"count": 1, "kind": "random"},
                            format="json")

@@ -31,8 +31,8 @@ def run(*moves):
 
 
 def test_pause_and_resume_toggle_and_refuse_twice():
-    paused = run(table("pause", reason="holidays"))
-    assert paused["paused"] is True
+    paused = run(table("pause", reason="holidays", by="players"))
+    assert paused["paused"] is True and paused["paused_by"] == "players"
     with pytest.raises(IllegalMove) as err:
         apply_table(paused, table("pause"), N)
     assert err.value.code == "already_paused"
@@ -117,8 +117,8 @@ def test_table_events_are_public_and_carry_the_action():
 def test_fold_skips_rules_moves():
     moves = [{"type": "look"}, table("pause"), {"type": "exchange"}, table("resume"),
              table("absent", player=0)]
-    assert fold_table(moves, N) == {"paused": False, "aborted": None, "absent": [0],
-                                    "occupants": {}}
+    assert fold_table(moves, N) == {"paused": False, "paused_by": None, "aborted": None,
+                                    "absent": [0], "occupants": {}}
     assert is_table_move(moves[1]) and not is_table_move(moves[0])
 
 
@@ -138,7 +138,7 @@ def test_replay_records_interleaves_table_moves_without_touching_the_rules_state
                                                                  occupant="bot:random"))]
     state, table_state, events = replay_records(engine, options, 42, mixed)
     assert engine.to_json(state) == engine.to_json(plain)
-    assert table_state == {"paused": False, "aborted": None, "absent": [],
+    assert table_state == {"paused": False, "paused_by": None, "aborted": None, "absent": [],
                            "occupants": {"2": "bot:random"}}
     assert len(events) == len(mixed)
     assert events[0] == [{"type": "table", "action": "pause"}]

@@ -1,0 +1,131 @@
+"""Pauses by the players' unanimous request; vacations: limits, deadlines pushed over them, the
+table told."""
+
+from __future__ import annotations
+
+import datetime as dt
+from unittest import mock
+
+import pytest
+from django.utils import timezone
+
+from accounts import vacations
+from accounts.models import Vacation
+from games import services
+from games.models import Game, MoveRecord, PendingDecision
+
+from .factories import UserFactory, client_for
+from .helpers import game_url, replay_with_table, start_game
+
+pytestmark = pytest.mark.django_db
+
+ME = "/api/v1/me/vacations/"
+
+
+def pause(user, game, wanted=True):
+    return client_for(user).post(game_url(game.pk, "pause/"), {"pause": wanted}, format="json")
+
+
+def test_the_game_pauses_when_every_human_player_asks(users):
+    game = start_game(users[0], users[1:3], options={"players": 4}, bots=1)
+    for user in users[:2]:
+        answer = pause(user, game)
+        assert answer.status_code == 200 and answer.json()["status"] == "active"
+    players = answer.json()["players"]
+    assert {p["player"]: p["wants_pause"] for p in players} == {
+        users[0].username: True, users[1].username: True, users[2].username: False, "Bot 2": False}
+    answer = pause(users[2], game)
+    assert answer.json()["status"] == "paused"
+    record = MoveRecord.objects.get(game=game, payload__action="pause")
+    assert record.actor == "player" and record.by_user == users[2]
+    assert record.payload["by"] == "players"
+    # One player withdraws: the game resumes with the time that was left.
+    answer = pause(users[1], game, wanted=False)
+    assert answer.json()["status"] == "active"
+    assert not any(p["wants_pause"] for p in answer.json()["players"])
+    _engine, _state, table = replay_with_table(Game.objects.get(pk=game.pk))
+    assert table["paused"] is False
+
+
+def test_a_moderators_pause_is_not_lifted_by_the_players(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    services.apply_table_move(game.pk, "pause", actor="moderator", by="moderator",
+                              reason="checking a report")
+    answer = pause(users[0], game, wanted=False)
+    assert answer.status_code == 403 and answer.json()["code"] == "forbidden"
+    assert Game.objects.get(pk=game.pk).status == "paused"
+
+
+def test_only_players_ask_for_pauses(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    assert pause(UserFactory(), game).status_code == 403
+    bad = client_for(users[0]).post(game_url(game.pk, "pause/"), {"pause": "maybe"},
+                                    format="json")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+
+
+def days(start, n):
+    return {"start": str(start), "end": str(start + dt.timedelta(days=n - 1))}
+
+
+def test_vacation_limits(users):
+    client = client_for(users[0])
+    today = timezone.now().date()
+    year_start = dt.date(today.year + 1, 1, 1)
+    assert client.post(ME, days(year_start, 10), format="json").status_code == 201
+    assert client.post(ME, days(year_start + dt.timedelta(days=20), 11),
+                       format="json").status_code == 201
+    over = client.post(ME, days(year_start + dt.timedelta(days=40), 1), format="json")
+    assert over.status_code == 400
+    assert "0 vacation day(s) left" in over.json()["fields"]["end"][0]
+    overlap = client.post(ME, days(year_start + dt.timedelta(days=5), 1), format="json")
+    assert overlap.status_code == 400 and "overlap" in overlap.json()["detail"]
+    past = client.post(ME, days(today - dt.timedelta(days=3), 1), format="json")
+    assert past.status_code == 400 and "past" in past.json()["detail"]
+    reversed_ = client.post(ME, {"start": str(year_start), "end": str(year_start
+                                                                       - dt.timedelta(days=1))},
+                            format="json")
+    assert reversed_.status_code == 400
+    too_long = client.post(ME, days(dt.date(today.year + 2, 3, 1), 22), format="json")
+    assert too_long.status_code == 400
+    listed = client.get(ME).json()
+    assert listed["allowance_per_year"] == 21 and len(listed["results"]) == 2
+    assert Vacation.objects.filter(user=users[0]).count() == 2
+    # Across New Year: each year's days count in that year.
+    span = client.post(ME, days(dt.date(today.year + 3, 12, 25), 14), format="json")
+    assert span.status_code == 201 and span.json()["days"] == 14
+    # Cancelling one to come; another user's is not found.
+    vid = listed["results"][0]["id"]
+    assert client_for(users[1]).delete(f"{ME}{vid}/").status_code == 404
+    assert client.delete(f"{ME}{vid}/").status_code == 204
+
+
+def test_push_deadline_skips_the_vacation_time():
+    t0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
+    h = dt.timedelta(hours=1)
+    away = [(t0 + 2 * h, t0 + 10 * h)]
+    assert vacations.push_deadline(away, t0, t0 + h) == t0 + h  # before the vacation
+    assert vacations.push_deadline(away, t0, t0 + 5 * h) == t0 + 13 * h
+    assert vacations.push_deadline(away, t0 + 3 * h, t0 + 4 * h) == t0 + 11 * h  # under way
+    two = [*away, (t0 + 12 * h, t0 + 20 * h)]
+    assert vacations.push_deadline(two, t0, t0 + 5 * h) == t0 + 21 * h
+
+
+def test_deadlines_extend_over_a_vacation_and_the_table_sees_it(users):
+    user = users[0]
+    game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 86_400})
+    row = PendingDecision.objects.get(game=game)
+    player = row.player
+    owner = users[player]
+    before = row.deadline
+    tomorrow = timezone.now().date() + dt.timedelta(days=1)
+    answer = client_for(owner).post(ME, days(tomorrow, 3), format="json")
+    assert answer.status_code == 201
+    row.refresh_from_db()
+    assert row.deadline - before >= dt.timedelta(days=2, hours=23)
+    # New decisions of a player away are pushed too; the table shows who is away.
+    with mock.patch("django.utils.timezone.now",
+                    return_value=timezone.now() + dt.timedelta(days=1, hours=1)):
+        seen = client_for(user).get(game_url(game.pk)).json()
+        assert seen["players"][player]["vacation"] is True
+        assert not any(p["vacation"] for i, p in enumerate(seen["players"]) if i != player)
