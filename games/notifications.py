@@ -46,7 +46,7 @@ MAX_ATTEMPTS = 8
 #: First retry delay; doubled at each attempt, capped at :data:`MAX_BACKOFF`.
 BASE_BACKOFF = dt.timedelta(seconds=30)
 MAX_BACKOFF = dt.timedelta(hours=2)
-#: A message left "sending" this long (its worker died mid-send) is tried again.
+#: A message left "sending" this long (its worker died mid-send) is marked failed, not resent.
 SENDING_STALE_AFTER = dt.timedelta(minutes=15)
 DECISION_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGE, Kind.POWER)
 UNSUBSCRIBE_SALT = "games.notifications.unsubscribe"
@@ -189,7 +189,8 @@ def deliver(notification_id: int) -> str:
                           .exclude(pk=note.pk))
         note.status = Status.SENDING
         note.attempts += 1
-        note.save(update_fields=["status", "attempts"])
+        note.next_attempt_at = now
+        note.save(update_fields=["status", "attempts", "next_attempt_at"])
         Notification.objects.filter(pk__in=[f.pk for f in folded]).update(
             status=Status.FOLDED, folded_into=note)
     try:
@@ -241,12 +242,14 @@ def _skip_reason(note: Notification) -> str:
 
 def deliver_due(now: dt.datetime | None = None, limit: int = 200) -> int:
     """The sweep's part: deliver messages that are due (their task lost, or the broker was down
-    when they were written), and retry those left "sending" by a dead worker."""
+    when they were written)."""
     now = now or timezone.now()
-    Notification.objects.filter(status=Status.SENDING, created_at__lt=now - SENDING_STALE_AFTER,
-                                sent_at__isnull=True,
+    # A message left "sending" (its worker died between taking it and recording the result) may
+    # or may not have gone out: it is not sent again (no second mail), it is marked failed.
+    Notification.objects.filter(status=Status.SENDING,
                                 next_attempt_at__lt=now - SENDING_STALE_AFTER).update(
-        status=Status.PENDING)
+        status=Status.FAILED,
+        last_error="The worker stopped during delivery; not retried, to never send it twice.")
     due = list(Notification.objects.filter(status=Status.PENDING, next_attempt_at__lte=now)
                .order_by("next_attempt_at").values_list("pk", flat=True)[:limit])
     return sum(1 for pk in due if deliver(pk) == Status.SENT)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
+from unittest import mock
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -307,3 +308,118 @@ def test_a_real_worker_resolves_a_short_deadline_by_itself():
             time.sleep(0.1)
         else:
             pytest.fail("the worker did not resolve the deadlines")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_and_the_countdown_racing_on_one_deadline_make_one_move():
+    users = [UserFactory() for _ in range(4)]
+    for _round in range(5):
+        game = new_game(users)
+        row = PendingDecision.objects.get(game=game)
+        expire(game)
+        race([services.resolve_due_deadlines,
+              lambda g=game, r=row: tasks.resolve_deadline(str(g.pk), r.pk),
+              lambda g=game, r=row: services.play_timeout(g.pk, r.pk)])
+        assert list(MoveRecord.objects.filter(game=game).values_list("seq", "actor")) == [
+            (1, "timeout")]
+
+
+def race(works) -> None:
+    """Run the callables in threads released at the same instant (own DB connections)."""
+    barrier = threading.Barrier(len(works))
+
+    def run(work):
+        try:
+            barrier.wait()
+            work()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(work,)) for work in works]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+@pytest.mark.parametrize("mode", ["sequential", "simultaneous"])
+def test_a_window_closes_early_when_everyone_has_answered(users, mode):
+    game = new_game(users, challenge_mode=mode, challenge_timeout=600)
+    by_player = dict(enumerate(users))
+    play_service_moves(game, 4, by_player, choose=peaceful)
+    turn = PendingDecision.objects.get(game=game)
+    services.submit_move(game.pk, {"type": "announce", "mask": "king"},
+                         user=by_player[turn.player])
+    for _ in range(3):
+        rows = list(PendingDecision.objects.filter(game=game, decision="challenge"))
+        assert len(rows) == (1 if mode == "sequential" else len(rows))
+        services.submit_move(game.pk, {"type": "pass"}, user=by_player[rows[0].player])
+    # Nobody claimed: closed at once, long before the deadline; the game went on.
+    assert not PendingDecision.objects.filter(game=game, decision="challenge").exists()
+    assert not MoveRecord.objects.filter(game=game, actor="timeout").exists()
+    game.refresh_from_db()
+    assert PendingDecision.objects.filter(game=game).exists()
+
+
+def test_absent_after_three_timeouts_by_default(users):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    assert game.options["absent_after"] == 3 and game.options["absent_policy"] == "bot"
+    p = PendingDecision.objects.get(game=game).player
+    by_player = dict(enumerate(users))
+    timeouts = 0
+    for _ in range(40):
+        if Seat.objects.get(game=game, position=p).absent:
+            break
+        row = PendingDecision.objects.filter(game=game).first()
+        if row.player == p:
+            expire(game, p)
+            services.resolve_due_deadlines()
+            timeouts += 1
+        else:
+            play_service_moves(game, 1, by_player, choose=peaceful)
+    assert timeouts == 3 and Seat.objects.get(game=game, position=p).absent
+
+
+def test_end_to_end_a_game_where_two_players_never_act_ends_by_itself(
+        django_capture_on_commit_callbacks, settings):
+    """Four players, the shortest timeouts; two never act, two are bots. Only the clock moves:
+    the sweep (as beat runs it) plays the timeouts, the absent seats go to the bot, the game
+    ends, and the mails that went out are the right ones."""
+    from django.core import mail
+
+    from games.models import Notification
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    humans = [UserFactory() for _ in range(2)]
+    outcome = services.create_game(humans[0], "mascarade",
+                                   {"players": 4, "move_timeout": 60, "challenge_timeout": 30},
+                                   bots=2)
+    game_id = outcome.body["id"]
+    with django_capture_on_commit_callbacks(execute=True):
+        services.join_game(humans[1], game_id)
+    clock = timezone.now()
+    for _ in range(3000):
+        game = Game.objects.get(pk=game_id)
+        if game.status != Game.Status.ACTIVE:
+            break
+        clock += dt.timedelta(seconds=61)
+        with mock.patch("django.utils.timezone.now", return_value=clock), \
+                django_capture_on_commit_callbacks(execute=True):
+            tasks.sweep()
+    else:
+        pytest.fail("the game did not end by itself")
+    assert game.status == Game.Status.FINISHED
+    actors = set(MoveRecord.objects.filter(game=game).values_list("actor", flat=True))
+    assert {"timeout", "bot", "system"} <= actors and "player" not in actors
+    assert Seat.objects.filter(game=game, absent=True).count() == 2
+    kinds = {(n.user_id, n.kind) for n in Notification.objects.filter(game=game)}
+    for user in humans:
+        assert {(user.pk, k) for k in ("started", "your_turn", "absent", "ended")} <= kinds
+    # Each cause mailed once at most; the ones sent reached the right people.
+    keys = list(Notification.objects.values_list("dedupe_key", flat=True))
+    assert len(keys) == len(set(keys))
+    sent = Notification.objects.filter(game=game, status="sent")
+    assert {n.kind for n in sent} >= {"started", "absent", "ended"}
+    assert len(mail.outbox) == sent.count()
+    assert {m.to[0] for m in mail.outbox} == {u.email for u in humans}

@@ -297,3 +297,31 @@ def test_with_the_broker_down_moves_still_go_through_and_the_sweep_delivers_late
     assert notifications.deliver_due() == count
     assert not Notification.objects.filter(status=Status.PENDING).exists()
     assert len(mail.outbox) >= 5
+
+
+def test_a_worker_killed_during_delivery_never_leads_to_a_second_mail(users, monkeypatch):
+    game = start_game(users[0], users[1:], options={"players": 4})
+    note = Notification.objects.get(game=game, kind="your_turn")
+
+    class Killed(BaseException):
+        """The worker process dies while the mail is going out."""
+
+    def dies(self, *args, **kwargs):
+        mail.outbox.append(self)  # the SMTP server got it...
+        raise Killed()  # ...and the worker died before recording it
+
+    monkeypatch.setattr("django.core.mail.EmailMultiAlternatives.send", dies)
+    with pytest.raises(Killed):
+        notifications.deliver(note.pk)
+    monkeypatch.undo()
+    note.refresh_from_db()
+    assert note.status == Status.SENDING
+    # The task is redelivered (acks_late) and the sweep runs, now and much later: no second mail.
+    assert tasks.deliver_notification(note.pk) == "not due"
+    notifications.deliver_due()
+    with later(30):
+        notifications.deliver_due()
+    note.refresh_from_db()
+    assert note.status == Status.FAILED and "never send it twice" in note.last_error
+    assert len([m for m in mail.outbox if m.to == [note.user.email]
+                and "turn" in m.subject.lower()]) == 1
