@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 import zoneinfo
+from collections import defaultdict
 from typing import Any
 
 from django.conf import settings
 from django.core import signing
-from django.core.mail import EmailMultiAlternatives
+from django.core.mail import EmailMultiAlternatives, get_connection
 from django.db import transaction
+from django.db.models import Max
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -160,55 +163,135 @@ def deliver(notification_id: int) -> str:
 
     Safe to call twice or late: the row is taken with SKIP LOCKED and only while ``pending``.
     """
-    now = timezone.now()
+    return deliver_batch(ids=[notification_id]).get(notification_id, "not due")
+
+
+def deliver_batch(ids: list[int] | None = None, limit: int = 100,
+                  now: dt.datetime | None = None) -> dict[int, str]:
+    """Deliver due messages (those of ``ids``, or the ``limit`` oldest due ones) over one SMTP
+    connection; returns each claimed message's fate.
+
+    Phase 1, one transaction: the rows are taken with ``FOR UPDATE SKIP LOCKED`` (another worker
+    takes others), those with nothing to say are skipped, decision mails of a game that had one
+    less than :data:`FOLD_WINDOW` ago are postponed, the others are marked ``sending`` (with the
+    pending decision mails of the same game and user folded into them). Phase 2: the mails go
+    out. Phase 3: ``sent``, or back to ``pending`` with a backoff (``failed`` after
+    :data:`MAX_ATTEMPTS`). A worker dying during phase 2 leaves rows ``sending``: never resent.
+    """
+    now = now or timezone.now()
+    outcome: dict[int, str] = {}
     with transaction.atomic():
-        note = (Notification.objects.select_for_update(skip_locked=True, of=("self",))
-                .select_related("user", "game").filter(pk=notification_id,
-                                                        status=Status.PENDING).first())
-        if note is None or note.next_attempt_at > now:
-            return "not due"
-        reason = _skip_reason(note)
-        if reason:
-            note.status, note.last_error = Status.SKIPPED, reason
-            note.save(update_fields=["status", "last_error"])
-            return note.status
-        folded: list[Notification] = []
-        if note.kind in DECISION_KINDS:
-            last = (Notification.objects.filter(user_id=note.user_id, game_id=note.game_id,
+        qs = (Notification.objects.select_for_update(skip_locked=True, of=("self",))
+              .select_related("user", "game", "game__created_by")
+              .filter(status=Status.PENDING, next_attempt_at__lte=now))
+        if ids is not None:
+            qs = qs.filter(pk__in=ids)
+        notes = list(qs.order_by("next_attempt_at", "pk")[:limit])
+        if not notes:
+            return outcome
+        reasons = _skip_reasons(notes)
+        skipped = [n for n in notes if reasons.get(n.pk)]
+        for note in skipped:
+            note.status, note.last_error = Status.SKIPPED, reasons[note.pk]
+            outcome[note.pk] = Status.SKIPPED
+        Notification.objects.bulk_update(skipped, ["status", "last_error"])
+        live = [n for n in notes if not reasons.get(n.pk)]
+        decisions = [n for n in live if n.kind in DECISION_KINDS]
+        pairs = {(n.user_id, n.game_id) for n in decisions}
+        last_sent: dict[tuple, dt.datetime] = {}
+        others: dict[tuple, list[Notification]] = defaultdict(list)
+        if pairs:
+            users, games = {u for u, _g in pairs}, {g for _u, g in pairs}
+            for user_id, game_id, sent_at in (
+                    Notification.objects.filter(user_id__in=users, game_id__in=games,
                                                 kind__in=DECISION_KINDS, status=Status.SENT)
-                    .order_by("-sent_at").values_list("sent_at", flat=True).first())
-            if last is not None and now < last + FOLD_WINDOW:
-                note.next_attempt_at = last + FOLD_WINDOW
-                note.save(update_fields=["next_attempt_at"])
-                pk = note.pk
-                transaction.on_commit(lambda: _retry_later(pk, last + FOLD_WINDOW))
-                return "not due"
-            folded = list(Notification.objects.select_for_update(skip_locked=True)
-                          .filter(user_id=note.user_id, game_id=note.game_id,
+                    .values_list("user_id", "game_id").annotate(last=Max("sent_at"))):
+                last_sent[(user_id, game_id)] = sent_at
+            claimed = {n.pk for n in notes}
+            for other in (Notification.objects.select_for_update(skip_locked=True)
+                          .filter(user_id__in=users, game_id__in=games,
                                   kind__in=DECISION_KINDS, status=Status.PENDING)
-                          .exclude(pk=note.pk))
-        note.status = Status.SENDING
-        note.attempts += 1
-        note.next_attempt_at = now
-        note.save(update_fields=["status", "attempts", "next_attempt_at"])
-        Notification.objects.filter(pk__in=[f.pk for f in folded]).update(
-            status=Status.FOLDED, folded_into=note)
+                          .exclude(pk__in=claimed).order_by("pk")):
+                others[(other.user_id, other.game_id)].append(other)
+        sending: list[Notification] = []
+        folded: dict[int, list[Notification]] = {}
+        postponed: list[Notification] = []
+        leader: dict[tuple, Notification] = {}
+        for note in live:
+            key = (note.user_id, note.game_id)
+            if note.kind in DECISION_KINDS:
+                last = last_sent.get(key)
+                if last is not None and now < last + FOLD_WINDOW:
+                    note.next_attempt_at = last + FOLD_WINDOW
+                    postponed.append(note)
+                    outcome[note.pk] = "not due"
+                    continue
+                if key in leader:  # a second decision mail of the batch: folded
+                    folded[leader[key].pk].append(note)
+                    outcome[note.pk] = Status.FOLDED
+                    continue
+                leader[key] = note
+                folded[note.pk] = list(others.get(key, []))
+            note.status = Status.SENDING
+            note.attempts += 1
+            note.next_attempt_at = now
+            sending.append(note)
+        Notification.objects.bulk_update(postponed, ["next_attempt_at"])
+        Notification.objects.bulk_update(sending, ["status", "attempts", "next_attempt_at"])
+        for lead_pk, rows in folded.items():
+            if rows:
+                Notification.objects.filter(pk__in=[r.pk for r in rows]).update(
+                    status=Status.FOLDED, folded_into_id=lead_pk)
+        later = [(n.pk, n.next_attempt_at) for n in postponed]
+        if later:
+            transaction.on_commit(lambda: [_retry_later(pk, when) for pk, when in later])
+    sent: list[int] = []
+    connection = None
     try:
-        message = build_email(note, folded)
-        message.send(fail_silently=False)
-    except Exception as exc:  # SMTP down, refused address...: retry with backoff
-        logger.warning("notification %s: attempt %s failed: %s", note.pk, note.attempts, exc)
-        failed = note.attempts >= MAX_ATTEMPTS
-        Notification.objects.filter(pk=note.pk).update(
-            status=Status.FAILED if failed else Status.PENDING,
-            next_attempt_at=now + backoff(note.attempts), last_error=str(exc)[:2000])
-        Notification.objects.filter(folded_into=note).update(status=Status.PENDING,
-                                                             folded_into=None)
-        if not failed:
-            _retry_later(note.pk, now + backoff(note.attempts))
-        return Status.FAILED if failed else Status.PENDING
-    Notification.objects.filter(pk=note.pk).update(status=Status.SENT, sent_at=timezone.now())
-    return Status.SENT
+        for note in sending:
+            try:
+                if connection is None:
+                    connection = get_connection(fail_silently=False)
+                    connection.open()
+                message = build_email(note, folded.get(note.pk, []))
+                message.connection = connection
+                message.send(fail_silently=False)
+            except Exception as exc:  # SMTP down, refused address...: retry with backoff
+                logger.warning("notification %s: attempt %s failed: %s", note.pk,
+                               note.attempts, exc)
+                outcome[note.pk] = _failed(note, exc, now)
+                if connection is not None:
+                    _close(connection)
+                    connection = None
+                continue
+            sent.append(note.pk)
+            outcome[note.pk] = Status.SENT
+    finally:
+        if connection is not None:
+            _close(connection)
+        if sent:
+            Notification.objects.filter(pk__in=sent).update(status=Status.SENT,
+                                                            sent_at=timezone.now())
+    return outcome
+
+
+def _close(connection) -> None:
+    try:
+        connection.close()
+    except Exception:  # a broken connection may fail to close; it is dropped either way
+        logger.warning("could not close the mail connection cleanly", exc_info=True)
+
+
+def _failed(note: Notification, exc: Exception, now: dt.datetime) -> str:
+    failed = note.attempts >= MAX_ATTEMPTS
+    Notification.objects.filter(pk=note.pk).update(
+        status=Status.FAILED if failed else Status.PENDING,
+        next_attempt_at=now + backoff(note.attempts), last_error=str(exc)[:2000])
+    Notification.objects.filter(folded_into=note).update(status=Status.PENDING,
+                                                         folded_into=None)
+    if not failed:
+        _retry_later(note.pk, now + backoff(note.attempts))
+    return Status.FAILED if failed else Status.PENDING
 
 
 def _retry_later(pk: int, when: dt.datetime) -> None:
@@ -220,29 +303,42 @@ def _retry_later(pk: int, when: dt.datetime) -> None:
         logger.warning("could not schedule notification %s; the sweep will", pk)
 
 
-def _skip_reason(note: Notification) -> str:
-    user = note.user
-    if not user.is_active:
-        return "inactive user"
-    if not user.notify_email:
-        return "email notifications are off"
-    if not user.email:
-        return "no email address"
-    if note.game_id and Seat.objects.filter(game_id=note.game_id, user_id=user.pk,
-                                            muted=True).exists():
-        return "game muted"
-    if note.kind in (*DECISION_KINDS, Kind.REMINDER):
-        pending = note.context.get("pending")
-        if not PendingDecision.objects.filter(pk=pending, bot=False).exists():
-            return "decision no longer awaited"
-        if note.game.status != Game.Status.ACTIVE:
-            return f"game {note.game.status}"
-    return ""
+def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
+    """Why some of these messages should not go (notifications off, game muted, the decision
+    answered already...), in two queries for the whole batch."""
+    games = {n.game_id for n in notes if n.game_id}
+    muted = set(Seat.objects.filter(game_id__in=games, muted=True,
+                                    user_id__in={n.user_id for n in notes})
+                .values_list("game_id", "user_id")) if games else set()
+    wanted = [n.context.get("pending") for n in notes
+              if n.kind in (*DECISION_KINDS, Kind.REMINDER)]
+    live = set(PendingDecision.objects.filter(pk__in=[p for p in wanted if p], bot=False)
+               .values_list("pk", flat=True)) if wanted else set()
+    reasons = {}
+    for note in notes:
+        user = note.user
+        reason = ""
+        if not user.is_active:
+            reason = "inactive user"
+        elif not user.notify_email:
+            reason = "email notifications are off"
+        elif not user.email:
+            reason = "no email address"
+        elif (note.game_id, user.pk) in muted:
+            reason = "game muted"
+        elif note.kind in (*DECISION_KINDS, Kind.REMINDER):
+            if note.context.get("pending") not in live:
+                reason = "decision no longer awaited"
+            elif note.game.status != Game.Status.ACTIVE:
+                reason = f"game {note.game.status}"
+        if reason:
+            reasons[note.pk] = reason
+    return reasons
 
 
-def deliver_due(now: dt.datetime | None = None, limit: int = 200) -> int:
+def deliver_due(now: dt.datetime | None = None, batch: int = 100, budget: float = 30.0) -> int:
     """The sweep's part: deliver messages that are due (their task lost, or the broker was down
-    when they were written)."""
+    when they were written), batch after batch for at most ``budget`` seconds."""
     now = now or timezone.now()
     # A message left "sending" (its worker died between taking it and recording the result) may
     # or may not have gone out: it is not sent again (no second mail), it is marked failed.
@@ -250,9 +346,14 @@ def deliver_due(now: dt.datetime | None = None, limit: int = 200) -> int:
                                 next_attempt_at__lt=now - SENDING_STALE_AFTER).update(
         status=Status.FAILED,
         last_error="The worker stopped during delivery; not retried, to never send it twice.")
-    due = list(Notification.objects.filter(status=Status.PENDING, next_attempt_at__lte=now)
-               .order_by("next_attempt_at").values_list("pk", flat=True)[:limit])
-    return sum(1 for pk in due if deliver(pk) == Status.SENT)
+    sent = 0
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        outcome = deliver_batch(limit=batch, now=now)
+        sent += sum(1 for status in outcome.values() if status == Status.SENT)
+        if len(outcome) < batch:
+            break
+    return sent
 
 
 # --------------------------------------------------------------------------------------------

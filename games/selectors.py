@@ -123,12 +123,17 @@ def game_queryset() -> QuerySet[Game]:
 
 
 def _with_vacation(qs: QuerySet[Seat]) -> QuerySet[Seat]:
-    """Seats annotated with ``on_vacation``: their user declared today (UTC) a vacation day."""
+    """Seats annotated with ``on_vacation`` (their user declared today, UTC, a vacation day) and
+    ``vacation_ahead`` (they have a vacation under way or to come)."""
     from accounts.models import Vacation
 
     today = timezone.now().date()
-    return qs.annotate(on_vacation=Exists(Vacation.objects.filter(
-        user_id=OuterRef("user_id"), start__lte=today, end__gte=today)))
+    return qs.annotate(
+        on_vacation=Exists(Vacation.objects.filter(
+            user_id=OuterRef("user_id"), start__lte=today, end__gte=today)),
+        # (yesterday: a vacation ending today in a time zone behind UTC)
+        vacation_ahead=Exists(Vacation.objects.filter(
+            user_id=OuterRef("user_id"), end__gte=today - dt.timedelta(days=1))))
 
 
 def seats_of(game: Game) -> list[Seat]:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,7 +172,7 @@ def _sync_pending(game: Game, state: Any, seats: list[Seat], mover: int | None,
         seconds = _timeout(game, pending.timer)
         bot = _bot_plays(game, seat)
         deadline = now + dt.timedelta(seconds=seconds)
-        if seat.user_id is not None and not bot:
+        if seat.user_id is not None and not bot and getattr(seat, "vacation_ahead", True):
             if away is None:  # one query for every human of the table, only when needed
                 away = intervals_by_user([s.user for s in seats if s.user_id], now)
             if away.get(seat.user_id):
@@ -762,13 +763,27 @@ def play_timeout(game_id, pending_id: int, *, actor: str = Actor.TIMEOUT, by_use
         return outcome.body["seq"]
 
 
-def resolve_due_deadlines(now: dt.datetime | None = None, limit: int = 200) -> int:
+def resolve_due_deadlines(now: dt.datetime | None = None, limit: int = 200,
+                          budget: float = 0.0) -> int:
     """Play the timeout of every decision past its deadline in active games; returns how many.
 
     Each game is taken with ``SELECT … FOR UPDATE SKIP LOCKED``: several workers sweeping at once
     share the games and never play the same timeout twice (a game locked by a move or by another
-    sweep is left for the next round).
+    sweep is left for the next round). With a ``budget`` (seconds), rounds of ``limit`` games go
+    on while due deadlines remain and time is left (a burst of deadlines is worked through at
+    once; another worker's sweep shares it).
     """
+    started = time.monotonic()
+    played = _resolve_round(now, limit)
+    while played and budget and time.monotonic() - started < budget:
+        more = _resolve_round(now, limit)
+        if not more:
+            break
+        played += more
+    return played
+
+
+def _resolve_round(now: dt.datetime | None, limit: int) -> int:
     now = now or timezone.now()
     game_ids = list(PendingDecision.objects
                     .filter(deadline__lte=now, remaining__isnull=True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
 from . import notifications, services
 
@@ -34,7 +35,7 @@ def sweep() -> dict[str, int]:
     """The periodic sweep (Celery beat): due deadlines, lost bot turns, reminders, undelivered
     messages, expired idempotency keys. Everything here is also safe to run twice at once."""
     return {
-        "timeouts": services.resolve_due_deadlines(),
+        "timeouts": services.resolve_due_deadlines(budget=settings.SWEEP_SECONDS * 4),
         "bots": services.play_stale_bots(),
         "reminders": notifications.queue_reminders(),
         "delivered": notifications.deliver_due(),
