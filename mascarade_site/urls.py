@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from games import web as games_web
+from accounts import web as accounts_web
 from games.api.errors import api_not_found
 
 from . import views
@@ -12,8 +12,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
-    path("notifications/unsubscribe/<str:token>/", games_web.unsubscribe, name="unsubscribe"),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("games.urls_web")),
+    path("i18n/setlang/", accounts_web.set_language, name="set_language"),
     path("api/v1/", include("games.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -16,7 +16,19 @@ logger = logging.getLogger(__name__)
 
 
 def home(request):
-    return render(request, "home.html")
+    """What Mascarade is; the viewer's games awaiting them first; open games to join."""
+    from games import selectors
+
+    mine = []
+    if request.user.is_authenticated:
+        mine = [{"game": g, "awaiting_you": g.your_deadline is not None}
+                for g in selectors.games_of(request.user).exclude(
+                    status__in=["finished", "aborted"])[:10]]
+    open_games = list(selectors.public_games("open", "mascarade")[:10])
+    seats = selectors.seats_by_game(open_games)
+    return render(request, "home.html", {
+        "mine": mine, "open_games": [selectors.summary_payload(g, seats[g.pk])
+                                     for g in open_games]})
 
 
 def _check_database() -> str | None:

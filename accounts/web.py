@@ -1,0 +1,18 @@
+"""Account pages beside allauth's: the language switcher remembers a logged-in user's choice."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.views.decorators.http import require_POST
+from django.views.i18n import set_language as django_set_language
+
+
+@require_POST
+def set_language(request):
+    language = request.POST.get("language")
+    user = request.user
+    if (user.is_authenticated and language in {code for code, _n in settings.LANGUAGES}
+            and user.language != language):
+        user.language = language
+        user.save(update_fields=["language"])
+    return django_set_language(request)

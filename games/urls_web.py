@@ -1,0 +1,23 @@
+"""The site's game pages (``/games/…``, ``/rules/``)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from . import web
+
+urlpatterns = [
+    path("games/", web.lobby, name="lobby"),
+    path("games/new/", web.create, name="game-create"),
+    path("games/<uuid:game_id>/", web.table, name="game"),
+    path("games/<uuid:game_id>/live/", web.live, name="game-live"),
+    path("games/<uuid:game_id>/move/", web.move, name="game-move"),
+    path("games/<uuid:game_id>/join/", web.join, name="game-join"),
+    path("games/<uuid:game_id>/leave/", web.leave, name="game-leave"),
+    path("games/<uuid:game_id>/bots/", web.bots, name="game-bots"),
+    path("games/<uuid:game_id>/back/", web.back, name="game-back"),
+    path("games/<uuid:game_id>/pause/", web.pause, name="game-pause"),
+    path("games/<uuid:game_id>/mute/", web.mute, name="game-mute"),
+    path("rules/", web.rules, name="rules"),
+    path("notifications/unsubscribe/<str:token>/", web.unsubscribe, name="unsubscribe"),
+]

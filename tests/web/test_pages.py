@@ -1,0 +1,199 @@
+"""The site's pages: lobby, create, the table and its live fragment, moves through forms, the
+rules, the language preference; the rendered HTML shows only what the viewer may know."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from games import services
+from games.models import Game, MoveRecord, PendingDecision
+from tests.api.factories import UserFactory
+from tests.api.helpers import start_game
+
+pytestmark = pytest.mark.django_db
+
+DEAL = ["judge", "king", "empress", "thief", "cheater", "spy"]
+
+
+def browser(user=None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def users():
+    return [UserFactory() for _ in range(4)]
+
+
+@pytest.fixture
+def game(users):
+    return start_game(users[0], users[1:], options={"players": 4})
+
+
+def page(client, game, suffix=""):
+    answer = client.get(f"/games/{game.pk}/{suffix}")
+    return answer, answer.content.decode()
+
+
+def awaited(game):
+    return PendingDecision.objects.get(game=game).player
+
+
+def test_home_and_lobby_list_open_games_and_mine(users):
+    open_game = services.create_game(users[0], "mascarade", {"players": 5}).body
+    for who in (None, users[1]):
+        for url in ("/", "/games/"):
+            answer = browser(who).get(url)
+            assert answer.status_code == 200
+            assert f"/games/{open_game['id']}/" in answer.content.decode()
+    mine = browser(users[0]).get("/games/?status=open").content.decode()
+    assert "Your games" in mine
+
+
+def test_create_needs_a_login_and_makes_a_game(users):
+    assert browser().get("/games/new/").status_code == 302
+    client = browser(users[0])
+    assert client.get("/games/new/").status_code == 200
+    answer = client.post("/games/new/", {"players": 4, "scenario": "B",
+                                         "challenge_mode": "simultaneous",
+                                         "move_timeout": 3600, "challenge_timeout": 600,
+                                         "log_masks": "on", "bots": 3})
+    game = Game.objects.get(created_by=users[0])
+    assert answer.status_code == 302 and answer["Location"] == f"/games/{game.pk}/"
+    assert game.status == "active" and game.options["scenario"] == "B"
+    assert game.options["challenge_mode"] == "simultaneous"
+    bad = client.post("/games/new/", {"players": 4, "scenario": "A", "challenge_mode":
+                                      "sequential", "move_timeout": 3600,
+                                      "challenge_timeout": 600, "bots": 5})
+    assert bad.status_code == 200 and "At most 3 bots" in bad.content.decode()
+    assert Game.objects.count() == 1
+
+
+def test_join_an_open_game_from_its_page_then_it_starts(users):
+    body = services.create_game(users[0], "mascarade", {"players": 4}).body
+    game = Game.objects.get(pk=body["id"])
+    anonymous = page(browser(), game)[1]
+    assert "Log in to join" in anonymous
+    for user in users[1:]:
+        client = browser(user)
+        assert "Join this game" in page(client, game)[1]
+        assert client.post(f"/games/{game.pk}/join/").status_code == 302
+    game.refresh_from_db()
+    assert game.status == "active"
+
+
+def test_a_private_game_is_hidden_from_outsiders(users):
+    body = services.create_game(users[0], "mascarade", {"players": 4}, private=True).body
+    game = Game.objects.get(pk=body["id"])
+    assert page(browser(), game)[0].status_code == 404
+    assert page(browser(users[1]), game)[0].status_code == 404
+    creator_page = page(browser(users[0]), game)[1]
+    assert f"invite={game.invite_code}" in creator_page
+    joined = browser(users[1]).post(f"/games/{game.pk}/join/",
+                                    {"invite_code": game.invite_code})
+    assert joined.status_code == 302
+    assert page(browser(users[1]), game)[0].status_code == 200
+
+
+def test_members_see_forms_spectators_and_waiting_players_do_not(game, users):
+    p = awaited(game)
+    answer, html = page(browser(users[p]), game)
+    assert answer.status_code == 200 and "Your move" in html and 'name="move"' in html
+    other = (p + 1) % 4
+    assert 'name="move"' not in page(browser(users[other]), game)[1]
+    spectator = page(browser(), game)[1]
+    assert 'name="move"' not in spectator and "Your notebook" not in spectator
+    assert page(browser(UserFactory()), game)[0].status_code == 200  # public: may watch
+
+
+def test_a_move_through_the_form_and_the_errors_that_change_nothing(game, users):
+    p = awaited(game)
+    client = browser(users[p])
+    html = page(client, game)[1]
+    values = re.findall(r'name="move" id="[^"]+" value="([^"]+)"', html)
+    moves = [json.loads(v.replace("&quot;", '"')) for v in values]
+    assert moves and all(m["type"] == "exchange" for m in moves)
+    # Not your turn: refused with a message, nothing stored.
+    other = browser(users[(p + 1) % 4])
+    answer = other.post(f"/games/{game.pk}/move/", {"move": json.dumps(moves[0]),
+                                                     "expected_seq": 0}, follow=True)
+    assert "not" in answer.content.decode().lower() and MoveRecord.objects.count() == 0
+    # Junk and a stale seq: refused, nothing stored.
+    client.post(f"/games/{game.pk}/move/", {"move": "{not json", "expected_seq": 0})
+    stale = client.post(f"/games/{game.pk}/move/", {"move": json.dumps(moves[0]),
+                                                     "expected_seq": 7}, follow=True)
+    assert "seq" in stale.content.decode() and MoveRecord.objects.count() == 0
+    ok = client.post(f"/games/{game.pk}/move/", {"move": json.dumps(moves[0]),
+                                                  "expected_seq": 0})
+    assert ok.status_code == 302
+    assert list(MoveRecord.objects.values_list("seq", "actor")) == [(1, "player")]
+    html = page(client, game)[1]
+    assert "#1" in html  # the history shows the move
+
+
+def test_the_live_fragment_answers_304_while_nothing_changed(game, users):
+    client = browser(users[0])
+    first = client.get(f"/games/{game.pk}/live/")
+    assert first.status_code == 200 and 'id="live"' in first.content.decode()
+    etag = first["ETag"]
+    assert client.get(f"/games/{game.pk}/live/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    p = awaited(game)
+    services.submit_move(game.pk, {"type": "exchange", "target": (p + 1) % 4, "swap": True},
+                         user=users[p])
+    again = client.get(f"/games/{game.pk}/live/", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 200 and again["ETag"] != etag
+
+
+def test_the_page_shows_only_what_the_viewer_knows(users):
+    staff = UserFactory(is_staff=True)
+    body = services.create_game(staff, "mascarade", {"players": 4, "deal": DEAL,
+                                                     "first_seat": 0}).body
+    for user in users[1:]:
+        services.join_game(user, body["id"])
+    game = Game.objects.get(pk=body["id"])
+    by_player = {0: staff, 1: users[1], 2: users[2], 3: users[3]}
+    # The four preparatory exchanges, really swapping: nobody knows their card any more.
+    for _ in range(4):
+        p = awaited(game)
+        services.submit_move(game.pk, {"type": "exchange", "target": (p + 1) % 4,
+                                       "swap": True}, user=by_player[p])
+    p = awaited(game)
+    services.submit_move(game.pk, {"type": "look"}, user=by_player[p])
+    looker = page(browser(by_player[p]), game)[1]
+    knows = re.findall(r'data-knows="([^"]+)"', looker)
+    assert len(knows) == 1 and knows[0].startswith(f"{p}:")
+    spectator = page(browser(), game)[1]
+    assert "data-knows" not in spectator and "you know:" not in spectator
+    assert str(game.seed) not in spectator
+    for q in range(4):
+        html = page(browser(by_player[q]), game)[1]
+        assert str(game.seed) not in html
+        if q != p:
+            assert "data-knows" not in html
+        # Each player made one preparatory exchange: they see their own decision, and only it.
+        decisions = re.findall(r"(\S+) exchanged with [^<]*\(you know: really swapped\)", html)
+        assert decisions == [by_player[q].username]
+        assert "only pretended" not in html
+
+
+def test_rules_page_lists_every_mask_in_the_viewers_language(users):
+    english = browser().get("/rules/").content.decode()
+    assert "Puppeteer" in english and "Gambler" in english
+    users[0].language = "fr"
+    users[0].save()
+    french = browser(users[0]).get("/rules/").content.decode()
+    assert "Marionnettiste" in french and "Espionne" in french and "Règles" in french
+
+
+def test_the_language_switcher_remembers_a_users_choice(users):
+    client = browser(users[0])
+    client.post("/i18n/setlang/", {"language": "fr", "next": "/"})
+    users[0].refresh_from_db()
+    assert users[0].language == "fr"
+    assert "Parties" in client.get("/games/").content.decode()
