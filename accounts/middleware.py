@@ -1,14 +1,17 @@
-"""The logged-in user's language preference wins over the browser's."""
+"""A logged-in user's preferences win over the browser's: their language and time zone."""
 
 from __future__ import annotations
 
+import zoneinfo
+
 from django.conf import settings
-from django.utils import translation
+from django.utils import timezone, translation
 
 
 class UserLanguageMiddleware:
-    """After authentication: a logged-in user's pages are in their ``language``; the language
-    switcher (``accounts.web.set_language``) updates that preference."""
+    """After authentication: a logged-in user's pages are in their ``language`` and show times
+    in their ``timezone``; the language switcher (``accounts.web.set_language``) updates the
+    language preference."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -16,7 +19,14 @@ class UserLanguageMiddleware:
 
     def __call__(self, request):
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and user.language in self.known:
-            translation.activate(user.language)
-            request.LANGUAGE_CODE = user.language
+        if user is not None and user.is_authenticated:
+            if user.language in self.known:
+                translation.activate(user.language)
+                request.LANGUAGE_CODE = user.language
+            try:
+                timezone.activate(zoneinfo.ZoneInfo(user.timezone or "UTC"))
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                timezone.deactivate()
+        else:
+            timezone.deactivate()
         return self.get_response(request)

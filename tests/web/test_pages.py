@@ -197,3 +197,16 @@ def test_the_language_switcher_remembers_a_users_choice(users):
     users[0].refresh_from_db()
     assert users[0].language == "fr"
     assert "Parties" in client.get("/games/").content.decode()
+
+
+def test_deadlines_show_in_the_viewers_time_zone(game, users):
+    p = awaited(game)
+    row = PendingDecision.objects.get(game=game)
+    users[p].timezone = "Asia/Tokyo"
+    users[p].save()
+    html = page(browser(users[p]), game)[1]
+    import zoneinfo
+
+    local = row.deadline.astimezone(zoneinfo.ZoneInfo("Asia/Tokyo"))
+    assert local.strftime("%H:%M") in html
+    assert "h left" in html or "days left" in html
