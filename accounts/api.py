@@ -81,6 +81,8 @@ class TokenView(APIView):
                             password=data["password"])
         if user is None or not user.is_active:
             raise InvalidCredentials()
+        if user.blocked_reason():
+            raise Forbidden(user.blocked_reason())
         if (verification_required() and not user.is_staff
                 and not EmailAddress.objects.filter(user=user, verified=True).exists()):
             raise Forbidden("Confirm your email address first: follow the link in the mail we "

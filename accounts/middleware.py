@@ -30,3 +30,23 @@ class UserLanguageMiddleware:
         else:
             timezone.deactivate()
         return self.get_response(request)
+
+
+class BlockedUserMiddleware:
+    """A suspended or banned user still holding a session is logged out and told why."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and not request.path.startswith("/api/"):
+            reason = user.blocked_reason()
+            if reason:
+                from django.contrib.auth import logout
+                from django.shortcuts import render
+
+                logout(request)
+                return render(request, "account/blocked.html", {"reason": reason},
+                              status=403)
+        return self.get_response(request)

@@ -26,11 +26,28 @@ class User(AbstractUser):
     timezone = models.CharField(
         _("time zone"), max_length=64, default="UTC", validators=[validate_timezone]
     )
+    # Moderation: a suspended (until a date) or banned user can neither log in nor use the API.
+    suspended_until = models.DateTimeField(_("suspended until"), null=True, blank=True)
+    banned = models.BooleanField(_("banned"), default=False)
+    moderation_reason = models.TextField(_("why (shown to the user)"), blank=True)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
         verbose_name = _("user")
         verbose_name_plural = _("users")
+
+    def blocked_reason(self, now=None) -> str:
+        """Why this user may not log in or act now ("" when they may)."""
+        from django.utils import timezone as tz
+
+        if self.banned:
+            return str(_("Your account is banned: %(reason)s") % {
+                "reason": self.moderation_reason or "—"})
+        if self.suspended_until is not None and self.suspended_until > (now or tz.now()):
+            return str(_("Your account is suspended until %(until)s UTC: %(reason)s") % {
+                "until": self.suspended_until.strftime("%Y-%m-%d %H:%M"),
+                "reason": self.moderation_reason or "—"})
+        return ""
 
     def save(self, *args, **kwargs):
         # One address, one account: compare emails case-insensitively; store blanks as NULL so

@@ -1,8 +1,27 @@
-"""A read-only view of games in the admin (the moderation admin comes later)."""
+"""Games in the admin: read-only rows, moderator actions that go through the moderation
+services (each appends a move record by actor "moderator" and a moderation log entry), and the
+full-table view (logged at each opening). Nobody can add, change or delete move records here."""
 
-from django.contrib import admin
+from __future__ import annotations
 
-from .models import Game, IdempotencyKey, MoveRecord, PendingDecision, Seat
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import EngineError
+
+from .api.errors import APIError
+from .models import Game, IdempotencyKey, MoveRecord, Notification, PendingDecision, Seat
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -16,9 +35,15 @@ class ReadOnly(admin.ModelAdmin):
         return False
 
 
+class ModerationActionForm(ActionForm):
+    reason = forms.CharField(label=_("Reason"), required=False, max_length=500)
+    hours = forms.IntegerField(label=_("Hours"), required=False, min_value=1, max_value=720)
+    player = forms.IntegerField(label=_("Seat"), required=False, min_value=0, max_value=11)
+
+
 class SeatInline(admin.TabularInline):
     model = Seat
-    fields = ("position", "user", "bot_kind", "joined_at")
+    fields = ("position", "user", "bot_kind", "absent", "timeouts_in_row", "joined_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -27,28 +52,149 @@ class SeatInline(admin.TabularInline):
         return False
 
 
+class OpenReportFilter(admin.SimpleListFilter):
+    title = _("open report")
+    parameter_name = "open_report"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("has an open report"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            from moderation.models import Report
+
+            return queryset.filter(Exists(Report.objects.filter(game=OuterRef("pk"),
+                                                                status="open")))
+        return queryset
+
+
+class OverdueFilter(admin.SimpleListFilter):
+    title = _("deadline")
+    parameter_name = "overdue"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("overdue deadline"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(status=Game.Status.ACTIVE).filter(Exists(
+                PendingDecision.objects.filter(game=OuterRef("pk"),
+                                               deadline__lt=timezone.now())))
+        return queryset
+
+
+def _moderation_action(name, label, work):
+    def action(modeladmin, request, queryset):
+        from moderation import services
+
+        if not services.is_moderator(request.user):
+            raise PermissionDenied
+        data = request.POST
+        done = 0
+        for game in queryset:
+            try:
+                work(services, request.user, game, data)
+                done += 1
+            except (APIError, EngineError) as exc:
+                text = exc.detail_text if isinstance(exc, APIError) else exc.message
+                modeladmin.message_user(request, f"{game.pk}: {text}", messages.ERROR)
+        if done:
+            modeladmin.message_user(request, _("%(n)d game(s): done.") % {"n": done},
+                                    messages.SUCCESS)
+
+    action.__name__ = name
+    action.short_description = label
+    return action
+
+
+def _int(data, key):
+    try:
+        return int(data.get(key)) if data.get(key) not in (None, "") else None
+    except ValueError:
+        return None
+
+
 @admin.register(Game)
 class GameAdmin(ReadOnly):
-    list_display = ("id", "kind", "status", "private", "created_by", "seq", "created_at")
-    list_filter = ("status", "kind", "private")
-    search_fields = ("id", "created_by__username")
+    list_display = ("id", "kind", "status", "private", "created_by", "seq", "created_at",
+                    "full_table_link")
+    list_filter = ("status", "kind", "private", OpenReportFilter, OverdueFilter)
+    search_fields = ("id", "created_by__username", "seats__user__username")
     # The seed is left out on purpose: nobody needs it to moderate a game.
     exclude = ("seed",)
     inlines = [SeatInline]
+    action_form = ModerationActionForm
+    actions = [
+        _moderation_action("pause_games", _("Pause (reason)"),
+                           lambda s, m, g, d: s.pause(m, g.pk, d.get("reason"))),
+        _moderation_action("resume_games", _("Resume (reason)"),
+                           lambda s, m, g, d: s.resume(m, g.pk, d.get("reason"))),
+        _moderation_action("extend_deadline", _("Extend the deadline (hours, reason)"),
+                           lambda s, m, g, d: s.extend(m, g.pk, _int(d, "hours") or 24,
+                                                       d.get("reason"), _int(d, "player"))),
+        _moderation_action("timeout_now", _("Play the timeout now (reason, seat optional)"),
+                           lambda s, m, g, d: s.timeout_now(m, g.pk, d.get("reason"),
+                                                            _int(d, "player"))),
+        _moderation_action("seat_to_bot", _("Give a seat to a bot (seat, reason)"),
+                           lambda s, m, g, d: s.replace(m, g.pk, _int(d, "player"),
+                                                        d.get("reason"), action="remove")),
+        _moderation_action("abort_games", _("Abort (reason)"),
+                           lambda s, m, g, d: s.abort(m, g.pk, d.get("reason"))),
+    ]
+
+    def get_actions(self, request):
+        from moderation import services
+
+        actions = super().get_actions(request)
+        if not services.is_moderator(request.user):
+            return {}
+        return actions
+
+    @admin.display(description=_("full table"))
+    def full_table_link(self, obj):
+        return format_html('<a href="{}">{}</a>',
+                           reverse("admin:games_game_full", args=[obj.pk]), _("open"))
+
+    def get_urls(self):
+        return [path("<uuid:game_id>/full/", self.admin_site.admin_view(self.full_table),
+                     name="games_game_full"), *super().get_urls()]
+
+    def full_table(self, request, game_id):
+        from moderation import services
+
+        if not services.is_moderator(request.user):
+            raise PermissionDenied
+        game = get_object_or_404(Game, pk=game_id)
+        table = services.full_table(request.user, game.pk)
+        context = {**self.admin_site.each_context(request), "title": _("Full table"),
+                   "game": game, "table": json.dumps(table, indent=2, ensure_ascii=False,
+                                                     default=str),
+                   "opts": self.model._meta}
+        return TemplateResponse(request, "admin/games/full_table.html", context)
 
 
 @admin.register(MoveRecord)
 class MoveRecordAdmin(ReadOnly):
-    list_display = ("game", "seq", "seat", "actor", "created_at")
+    list_display = ("game", "seq", "seat", "actor", "by_user", "created_at")
     list_filter = ("actor",)
     search_fields = ("game__id",)
-    list_select_related = ("seat",)
+    list_select_related = ("seat", "by_user")
+    ordering = ("game", "seq")
+    # Secret content (looks, swaps) is for the logged full-table view only.
+    exclude = ("payload", "events")
 
 
 @admin.register(PendingDecision)
 class PendingDecisionAdmin(ReadOnly):
-    list_display = ("game", "seat", "player", "decision", "deadline", "bot")
+    list_display = ("game", "seat", "player", "decision", "deadline", "remaining", "bot")
     list_filter = ("bot", "decision")
+
+
+@admin.register(Notification)
+class NotificationAdmin(ReadOnly):
+    list_display = ("user", "kind", "status", "attempts", "next_attempt_at", "sent_at")
+    list_filter = ("status", "kind")
+    search_fields = ("user__username", "dedupe_key")
 
 
 @admin.register(IdempotencyKey)

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "mascarade_site",
     "accounts",
     "games",
+    "moderation",
 ]
 
 SITE_ID = 1
@@ -70,6 +71,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.BlockedUserMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -227,6 +229,7 @@ ACCOUNT_EMAIL_VERIFICATION = env.str("ACCOUNT_EMAIL_VERIFICATION", default="mand
 ACCOUNT_UNIQUE_EMAIL = True
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 
 # --- Django REST framework and the OpenAPI schema -----------------------------------------------
 # API throttles (requests per second/minute/hour/day): per user, per anonymous IP, and for
@@ -237,8 +240,8 @@ API_THROTTLE_AUTH = env.str("API_THROTTLE_AUTH", default="30/minute")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "accounts.authentication.ModeratedTokenAuthentication",
+        "accounts.authentication.ModeratedSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("games.urls_web")),
     path("i18n/setlang/", accounts_web.set_language, name="set_language"),
     path("api/v1/", include("games.api.urls")),
+    path("api/v1/", include("moderation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     # Any other path under /api/ answers a JSON 404 (whatever DEBUG says).

@@ -44,6 +44,12 @@ ADDED_PATHS = {
     "/api/v1/games/{id}/mute/": {"post"},
     "/api/v1/me/vacations/": {"get", "post"},
     "/api/v1/me/vacations/{id}/": {"delete"},
+    "/api/v1/games/{id}/reports/": {"post"},
+    **{f"/api/v1/moderation/games/{{id}}/{a}/": {"post"}
+       for a in ("pause", "resume", "extend", "timeout", "replace", "remove", "abort")},
+    "/api/v1/moderation/games/{id}/full/": {"get"},
+    **{f"/api/v1/moderation/users/{{username}}/{a}/": {"post"}
+       for a in ("suspend", "ban", "lift")},
 }
 
 

@@ -1,0 +1,315 @@
+"""Moderator actions. Each change to a game goes through the games services as a move record by
+actor ``moderator`` (so a replay reproduces it), and every action, on a game or a user, and
+every look at a full table, is written to the :class:`ModerationLog` in the same transaction."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop as N_
+
+from accounts.models import User
+from games import selectors
+from games import services as games
+from games.api.errors import Forbidden, GameNotActive, Invalid, NotFound
+from games.engine import MODERATOR, get_game
+from games.models import Game, MoveRecord, PendingDecision, Seat
+
+from .models import MODERATORS_GROUP, ModerationLog, Report
+
+logger = logging.getLogger(__name__)
+Actor = MoveRecord.Actor
+
+#: Reports a user may file per day.
+REPORTS_PER_DAY = 5
+
+
+def is_moderator(user) -> bool:
+    if user is None or not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
+
+
+def _require(moderator) -> None:
+    if not is_moderator(moderator):
+        raise Forbidden("Only moderators can do this.")
+
+
+def _reason(reason: Any) -> str:
+    text = (reason or "").strip() if isinstance(reason, str) else ""
+    if not text:
+        raise Invalid({"reason": ["Say why: the reason is kept in the moderation log."]})
+    return text[:500]
+
+
+def log(moderator, action: str, *, game=None, target_user=None, reason: str = "",
+        **details) -> ModerationLog:
+    return ModerationLog.objects.create(moderator=moderator, action=action, game=game,
+                                        target_user=target_user, reason=reason,
+                                        details=details)
+
+
+def _game(game_id) -> Game:
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        raise NotFound("No such game.")
+    return game
+
+
+def _tell_players(game: Game, subject: str, body: str, **params) -> None:
+    """A plain mail to every human player of the game, in their language, once committed."""
+    users = [seat.user for seat in Seat.objects.filter(game=game, user__isnull=False)
+             .select_related("user")]
+    _mail(users, subject, body, **params)
+
+
+def _mail(users, subject: str, body: str, **params) -> None:
+    """``subject`` and ``body`` are marked with gettext_noop and translated per recipient."""
+    def send():
+        for user in users:
+            if not user.email:
+                continue
+            with translation.override(user.language or "en"):
+                try:
+                    send_mail(_(subject), _(body) % params, None, [user.email])
+                except Exception:
+                    logger.exception("could not tell %s about a moderation action", user.pk)
+
+    transaction.on_commit(send)
+
+
+# --------------------------------------------------------------------------------------------
+# Games
+
+
+def pause(moderator, game_id, reason) -> MoveRecord:
+    _require(moderator)
+    reason = _reason(reason)
+    with transaction.atomic():
+        record = games.apply_table_move(game_id, "pause", actor=Actor.MODERATOR,
+                                        by_user=moderator, by="moderator", reason=reason)
+        log(moderator, "pause", game=record.game, reason=reason, seq=record.seq)
+    return record
+
+
+def resume(moderator, game_id, reason) -> MoveRecord:
+    _require(moderator)
+    reason = _reason(reason)
+    with transaction.atomic():
+        record = games.apply_table_move(game_id, "resume", actor=Actor.MODERATOR,
+                                        by_user=moderator, by="moderator", reason=reason)
+        Seat.objects.filter(game_id=game_id).update(wants_pause=False)
+        log(moderator, "resume", game=record.game, reason=reason, seq=record.seq)
+    return record
+
+
+def extend(moderator, game_id, hours: int, reason, player: int | None = None) -> MoveRecord:
+    _require(moderator)
+    reason = _reason(reason)
+    if not isinstance(hours, int) or not 1 <= hours <= 720:
+        raise Invalid({"hours": ["Extend by 1 to 720 hours."]})
+    fields: dict[str, Any] = {"seconds": hours * 3600, "reason": reason}
+    if player is not None:
+        fields["player"] = player
+    with transaction.atomic():
+        record = games.apply_table_move(game_id, "extend", actor=Actor.MODERATOR,
+                                        by_user=moderator, **fields)
+        log(moderator, "extend", game=record.game, reason=reason, seq=record.seq,
+            hours=hours, player=player)
+    return record
+
+
+def timeout_now(moderator, game_id, reason, player: int | None = None) -> int:
+    """Play the timeout default of the awaited decision (of ``player``, or the first one) now,
+    as actor ``moderator``. Returns the new seq."""
+    _require(moderator)
+    reason = _reason(reason)
+    with transaction.atomic():
+        game = _game(game_id)
+        rows = PendingDecision.objects.filter(game=game).order_by("deadline", "seat")
+        if player is not None:
+            rows = rows.filter(player=player)
+        row = rows.first()
+        if row is None or game.status != Game.Status.ACTIVE:
+            raise GameNotActive("No decision is awaited in an active game here.")
+        seq = games.play_timeout(game.pk, row.pk, actor=Actor.MODERATOR, by_user=moderator,
+                                 force=True)
+        log(moderator, "timeout", game=game, reason=reason, seq=seq, player=row.player,
+            decision=row.decision)
+    return seq
+
+
+def replace(moderator, game_id, player: int, reason, *, user: User | None = None,
+            bot_kind: str = "heuristic", action: str = "replace") -> MoveRecord:
+    """Give a seat to another user, or to a bot (``user`` None)."""
+    _require(moderator)
+    reason = _reason(reason)
+    if bot_kind not in games.BOT_KINDS:
+        raise Invalid({"bot_kind": [f"One of {', '.join(games.BOT_KINDS)}."]})
+    occupant = f"user:{user.pk}" if user is not None else f"bot:{bot_kind}"
+    with transaction.atomic():
+        seat = Seat.objects.filter(game_id=game_id, position=player).select_related(
+            "user").first()
+        if seat is None:
+            raise Invalid({"player": [f"Seat {player} has nobody in it."]})
+        previous = seat.user
+        record = games.apply_table_move(game_id, "replace", actor=Actor.MODERATOR,
+                                        by_user=moderator, player=player, occupant=occupant,
+                                        reason=reason)
+        log(moderator, action, game=record.game, target_user=previous, reason=reason,
+            seq=record.seq, player=player, occupant=occupant)
+        if previous is not None:
+            _mail([previous], N_("Your seat in a Mascarade game was given to someone else"),
+                  N_("A moderator gave your seat to another player. Reason: %(reason)s"),
+                  reason=reason)
+    return record
+
+
+def abort(moderator, game_id, reason) -> MoveRecord:
+    _require(moderator)
+    reason = _reason(reason)
+    with transaction.atomic():
+        record = games.apply_table_move(game_id, "abort", actor=Actor.MODERATOR,
+                                        by_user=moderator, reason=reason)
+        log(moderator, "abort", game=record.game, reason=reason, seq=record.seq)
+        _tell_players(record.game, N_("A Mascarade game you play was aborted"),
+                      N_("A moderator aborted the game. Reason: %(reason)s"), reason=reason)
+    return record
+
+
+def full_table(moderator, game_id) -> dict[str, Any]:
+    """Every card and every secret decision (the engine's moderator projection); each opening
+    is written to the log."""
+    _require(moderator)
+    game = selectors.find_game(game_id)
+    if game is None:
+        raise NotFound("No such game.")
+    loaded = selectors.load_for_viewer(game, moderator) or selectors.Loaded(
+        game=game, seats=selectors.seats_of(game))
+    if loaded.state is None:
+        selectors.complete(loaded)
+    view = (get_game(game.kind).view(loaded.state, MODERATOR)
+            if loaded.state is not None else None)
+    log(moderator, "full_table", game=game, seq=game.seq)
+    return {"id": str(game.pk), "seq": game.seq, "status": game.status,
+            "players": selectors.players_payload(loaded.seats), "state": view}
+
+
+# --------------------------------------------------------------------------------------------
+# Users
+
+
+def _seats_to_bots(moderator, user: User, reason: str) -> list[int]:
+    moved = []
+    for seat in Seat.objects.filter(user=user, game__status__in=[Game.Status.ACTIVE,
+                                                                 Game.Status.PAUSED]):
+        games.apply_table_move(seat.game_id, "replace", actor=Actor.MODERATOR,
+                               by_user=moderator, player=seat.position,
+                               occupant=f"bot:{games.DEFAULT_BOT_KIND}", reason=reason)
+        moved.append(seat.game_id)
+    return moved
+
+
+def suspend(moderator, user: User, until: dt.datetime, reason) -> User:
+    _require(moderator)
+    reason = _reason(reason)
+    if until <= timezone.now():
+        raise Invalid({"until": ["A suspension ends in the future."]})
+    if user.pk == moderator.pk or user.is_superuser:
+        raise Forbidden("This account cannot be suspended here.")
+    with transaction.atomic():
+        user.suspended_until, user.moderation_reason = until, reason
+        user.save(update_fields=["suspended_until", "moderation_reason"])
+        moved = _seats_to_bots(moderator, user, reason)
+        log(moderator, "suspend", target_user=user, reason=reason,
+            until=until.isoformat(), games=[str(g) for g in moved])
+        _mail([user], N_("Your Mascarade Online account is suspended"),
+              N_("Your account is suspended until %(until)s UTC. Reason: %(reason)s. Your seats "
+                 "in games under way were given to bots."),
+              until=f"{until:%Y-%m-%d %H:%M}", reason=reason)
+    return user
+
+
+def ban(moderator, user: User, reason) -> User:
+    _require(moderator)
+    reason = _reason(reason)
+    if user.pk == moderator.pk or user.is_superuser:
+        raise Forbidden("This account cannot be banned here.")
+    with transaction.atomic():
+        user.banned, user.moderation_reason = True, reason
+        user.save(update_fields=["banned", "moderation_reason"])
+        moved = _seats_to_bots(moderator, user, reason)
+        log(moderator, "ban", target_user=user, reason=reason, games=[str(g) for g in moved])
+        _mail([user], N_("Your Mascarade Online account is banned"),
+              N_("Your account is banned. Reason: %(reason)s. Your seats in games under way "
+                 "were given to bots."), reason=reason)
+    return user
+
+
+def lift(moderator, user: User, reason) -> User:
+    _require(moderator)
+    reason = _reason(reason)
+    with transaction.atomic():
+        user.banned, user.suspended_until, user.moderation_reason = False, None, ""
+        user.save(update_fields=["banned", "suspended_until", "moderation_reason"])
+        log(moderator, "lift", target_user=user, reason=reason)
+        _mail([user], N_("Your Mascarade Online account is open again"),
+              N_("A moderator lifted the restriction on your account. Note: %(reason)s"),
+              reason=reason)
+    return user
+
+
+# --------------------------------------------------------------------------------------------
+# Reports
+
+
+def file_report(reporter, game_id, reported_name: str, reason: str, text: str = "") -> Report:
+    """A player reports another player of the same game (at most :data:`REPORTS_PER_DAY` a
+    day; not oneself)."""
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=reporter.pk).first()
+        game = _game(game_id)
+        seats = list(Seat.objects.filter(game=game).select_related("user"))
+        if not any(s.user_id == reporter.pk for s in seats):
+            if game.private:
+                raise NotFound("No such game.")
+            raise Forbidden("Only the players of a game can report one of its players.")
+        target = next((s.user for s in seats if s.user and s.user.username == reported_name),
+                      None)
+        if target is None:
+            raise Invalid({"reported": ["Name a human player of this game."]})
+        if target.pk == reporter.pk:
+            raise Invalid({"reported": ["You cannot report yourself."]})
+        if reason not in Report.Reason.values:
+            raise Invalid({"reason": [f"One of {', '.join(Report.Reason.values)}."]})
+        since = timezone.now() - dt.timedelta(days=1)
+        if Report.objects.filter(reporter=reporter, created_at__gte=since).count() \
+                >= REPORTS_PER_DAY:
+            raise Invalid({"reason": [f"You can file {REPORTS_PER_DAY} reports a day; try "
+                                      "again tomorrow."]})
+        return Report.objects.create(reporter=reporter, reported=target, game=game,
+                                     seq=game.seq, reason=reason, text=(text or "")[:2000])
+
+
+def resolve_report(moderator, report: Report, resolution: str, note: str) -> Report:
+    _require(moderator)
+    if report.status == Report.Status.RESOLVED:
+        raise Invalid({"report": ["This report is resolved already."]})
+    note = _reason(note)
+    with transaction.atomic():
+        report.status, report.resolution, report.note = (Report.Status.RESOLVED,
+                                                         resolution[:64], note)
+        report.resolved_by, report.resolved_at = moderator, timezone.now()
+        report.save()
+        log(moderator, "resolve_report", game=report.game, target_user=report.reported,
+            reason=note, report=report.pk, resolution=resolution)
+        _mail([report.reporter], N_("Your report was handled"),
+              N_("A moderator handled the report you filed (%(resolution)s). Thank you."),
+              resolution=resolution)
+    return report
