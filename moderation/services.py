@@ -12,7 +12,7 @@ from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop as N_
+from django.utils.translation import gettext_noop
 
 from accounts.models import User
 from games import selectors
@@ -165,9 +165,10 @@ def replace(moderator, game_id, player: int, reason, *, user: User | None = None
         log(moderator, action, game=record.game, target_user=previous, reason=reason,
             seq=record.seq, player=player, occupant=occupant)
         if previous is not None:
-            _mail([previous], N_("Your seat in a Mascarade game was given to someone else"),
-                  N_("A moderator gave your seat to another player. Reason: %(reason)s"),
-                  reason=reason)
+            _mail([previous],
+                  gettext_noop("Your seat in a Mascarade game was given to someone else"),
+                  gettext_noop("A moderator gave your seat to another player. "
+                               "Reason: %(reason)s"), reason=reason)
     return record
 
 
@@ -178,8 +179,9 @@ def abort(moderator, game_id, reason) -> MoveRecord:
         record = games.apply_table_move(game_id, "abort", actor=Actor.MODERATOR,
                                         by_user=moderator, reason=reason)
         log(moderator, "abort", game=record.game, reason=reason, seq=record.seq)
-        _tell_players(record.game, N_("A Mascarade game you play was aborted"),
-                      N_("A moderator aborted the game. Reason: %(reason)s"), reason=reason)
+        _tell_players(record.game, gettext_noop("A Mascarade game you play was aborted"),
+                      gettext_noop("A moderator aborted the game. Reason: %(reason)s"),
+                      reason=reason)
     return record
 
 
@@ -229,9 +231,9 @@ def suspend(moderator, user: User, until: dt.datetime, reason) -> User:
         moved = _seats_to_bots(moderator, user, reason)
         log(moderator, "suspend", target_user=user, reason=reason,
             until=until.isoformat(), games=[str(g) for g in moved])
-        _mail([user], N_("Your Mascarade Online account is suspended"),
-              N_("Your account is suspended until %(until)s UTC. Reason: %(reason)s. Your seats "
-                 "in games under way were given to bots."),
+        _mail([user], gettext_noop("Your Mascarade Online account is suspended"),
+              gettext_noop("Your account is suspended until %(until)s UTC. Reason: "
+                           "%(reason)s. Your seats in games under way were given to bots."),
               until=f"{until:%Y-%m-%d %H:%M}", reason=reason)
     return user
 
@@ -246,9 +248,9 @@ def ban(moderator, user: User, reason) -> User:
         user.save(update_fields=["banned", "moderation_reason"])
         moved = _seats_to_bots(moderator, user, reason)
         log(moderator, "ban", target_user=user, reason=reason, games=[str(g) for g in moved])
-        _mail([user], N_("Your Mascarade Online account is banned"),
-              N_("Your account is banned. Reason: %(reason)s. Your seats in games under way "
-                 "were given to bots."), reason=reason)
+        _mail([user], gettext_noop("Your Mascarade Online account is banned"),
+              gettext_noop("Your account is banned. Reason: %(reason)s. Your seats in "
+                           "games under way were given to bots."), reason=reason)
     return user
 
 
@@ -259,8 +261,8 @@ def lift(moderator, user: User, reason) -> User:
         user.banned, user.suspended_until, user.moderation_reason = False, None, ""
         user.save(update_fields=["banned", "suspended_until", "moderation_reason"])
         log(moderator, "lift", target_user=user, reason=reason)
-        _mail([user], N_("Your Mascarade Online account is open again"),
-              N_("A moderator lifted the restriction on your account. Note: %(reason)s"),
+        _mail([user], gettext_noop("Your Mascarade Online account is open again"),
+              gettext_noop("A moderator lifted the restriction on your account. Note: %(reason)s"),
               reason=reason)
     return user
 
@@ -309,7 +311,7 @@ def resolve_report(moderator, report: Report, resolution: str, note: str) -> Rep
         report.save()
         log(moderator, "resolve_report", game=report.game, target_user=report.reported,
             reason=note, report=report.pk, resolution=resolution)
-        _mail([report.reporter], N_("Your report was handled"),
-              N_("A moderator handled the report you filed (%(resolution)s). Thank you."),
+        _mail([report.reporter], gettext_noop("Your report was handled"),
+              gettext_noop("A moderator handled the report you filed (%(resolution)s). Thank you."),
               resolution=resolution)
     return report
