@@ -18,6 +18,7 @@ urlpatterns = [
     path("games/<uuid:game_id>/back/", web.back, name="game-back"),
     path("games/<uuid:game_id>/pause/", web.pause, name="game-pause"),
     path("games/<uuid:game_id>/mute/", web.mute, name="game-mute"),
+    path("games/<uuid:game_id>/report/", web.report, name="game-report"),
     path("rules/", web.rules, name="rules"),
     path("notifications/unsubscribe/<str:token>/", web.unsubscribe, name="unsubscribe"),
 ]

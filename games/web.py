@@ -38,6 +38,9 @@ def _error_text(exc: Exception) -> str:
     if isinstance(exc, EngineError):
         return exc.message
     if isinstance(exc, APIError):
+        fields = exc.extra.get("fields")
+        if isinstance(fields, dict) and fields:
+            return " ".join(str(m) for messages_ in fields.values() for m in messages_)
         return exc.detail_text
     return str(exc)
 
@@ -142,8 +145,17 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
                            "mask": display.mask(d["mask"])}
                           for d in (state or {}).get("starting_deal", [])],
         "poll_seconds": LIVE_POLL_SECONDS,
+        "report_reasons": _report_reasons(),
+        "others": [s.user.username for s in loaded.seats
+                   if s.user_id is not None and (me is None or s.position != me)],
         "etag": _etag(loaded, user),
     }
+
+
+def _report_reasons():
+    from moderation.models import Report
+
+    return Report.Reason.choices
 
 
 def _option_masks(game: Game) -> list[str]:
@@ -355,6 +367,16 @@ def mute(request, game_id):
     muted = request.POST.get("muted") == "1"
     return _act(request, game_id, lambda: services.mute_game(request.user, game_id, muted),
                 _("This game's emails are off.") if muted else _("This game's emails are on."))
+
+
+@login_required
+@require_POST
+def report(request, game_id):
+    from moderation import services as moderation
+
+    return _act(request, game_id, lambda: moderation.file_report(
+        request.user, game_id, request.POST.get("reported", ""), request.POST.get("reason", ""),
+        request.POST.get("text", "")), _("Thank you: the moderators will look at your report."))
 
 
 # --------------------------------------------------------------------------------------------

@@ -276,3 +276,46 @@ def test_make_moderator_command(players):
     call_command("make_moderator", players[3].username, "--remove")
     players[3].refresh_from_db()
     assert not is_moderator(players[3])
+
+
+def test_a_player_reports_from_the_table_page(game, players):
+    web = Client()
+    web.force_login(players[0])
+    page = web.get(f"/games/{game.pk}/").content.decode()
+    assert "Report a player" in page and players[1].username in page
+    answer = web.post(f"/games/{game.pk}/report/", {"reported": players[1].username,
+                                                    "reason": "cheating", "text": "signals"},
+                      follow=True)
+    assert "moderators will look" in answer.content.decode()
+    report = Report.objects.get()
+    assert report.reporter == players[0] and report.reason == "cheating"
+    refused = web.post(f"/games/{game.pk}/report/", {"reported": players[0].username,
+                                                     "reason": "abuse"}, follow=True)
+    assert "yourself" in refused.content.decode() and Report.objects.count() == 1
+
+
+def test_admin_extend_and_seat_to_bot(moderator, game, players):
+    admin = Client()
+    admin.force_login(moderator)
+    before = PendingDecision.objects.get(game=game).deadline
+    admin.post("/admin/games/game/", {"action": "extend_deadline", "hours": 3,
+                                      "_selected_action": [str(game.pk)], "reason": "asked"})
+    assert (PendingDecision.objects.get(game=game).deadline - before).total_seconds() == 10800
+    admin.post("/admin/games/game/", {"action": "seat_to_bot", "player": 3,
+                                      "_selected_action": [str(game.pk)], "reason": "gone"})
+    assert Seat.objects.get(game=game, position=3).is_bot
+    assert [r.payload["action"] for r in MoveRecord.objects.filter(game=game)] == [
+        "extend", "replace"]
+    assert all(r.actor == "moderator" for r in MoveRecord.objects.filter(game=game))
+    assert list(ModerationLog.objects.order_by("id").values_list("action", flat=True)) == [
+        "extend", "remove"]
+    check_replay(game)
+    # A user who is staff but not a moderator gets no actions.
+    staff = UserFactory(is_staff=True)
+    staff_client = Client()
+    staff_client.force_login(staff)
+    answer = staff_client.post("/admin/games/game/", {"action": "abort_games",
+                                                      "_selected_action": [str(game.pk)],
+                                                      "reason": "x"})
+    assert answer.status_code in (302, 403)
+    assert Game.objects.get(pk=game.pk).status == "active"
