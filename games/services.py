@@ -405,6 +405,45 @@ def add_bots(user, game_id, count: int, kind: str = DEFAULT_BOT_KIND) -> dict[st
 # Moves
 
 
+def _apply(game: Game, seats: list[Seat], state: Any, mover: int, move: Any, *, actor: str,
+           user=None, by_user=None, schedule: bool = True
+           ) -> tuple[Any, list[PendingDecision], list[Seat]]:
+    """Under the game lock: ask the engine, append the record, refresh the snapshot, advance
+    ``seq``, replace the pending decisions, count absences, schedule the bots on commit.
+    Returns the new state, the pending decisions and the seats (re-read if a table move
+    followed)."""
+    engine = get_game(game.kind)
+    new_state, events = engine.apply(state, mover, move)
+    seat = next(seat for seat in seats if seat.position == mover)
+    now = timezone.now()
+    game.seq += 1
+    MoveRecord.objects.create(
+        game=game, seq=game.seq, seat=seat, actor=actor,
+        by_user=user if user is not None and user.is_authenticated else by_user,
+        payload=move, events=events)
+    _write_snapshot(game, new_state)
+    fields = ["seq", "updated_at"]
+    result = engine.result(new_state)
+    if result is not None:
+        game.status = Game.Status.FINISHED
+        game.finished_at = now
+        game.winners = list(result.winner_seats)
+        fields += ["status", "finished_at", "winners"]
+    game.save(update_fields=fields)
+    pending = _sync_pending(game, new_state, seats, mover, now)
+    if result is not None:
+        from . import notifications
+
+        notifications.game_ended(game, seats)
+    if _track_absence(game, seat, actor) and result is None:
+        game.refresh_from_db(fields=["seq", "status", "updated_at"])
+        seats = selectors.seats_of(game)
+        pending = list(PendingDecision.objects.filter(game_id=game.pk))
+    if schedule:
+        _schedule_bots_on_commit(game, pending)
+    return new_state, pending, seats
+
+
 def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
                 actor: str = Actor.PLAYER, by_user=None, expected_seq: int | None = None,
                 idempotency: Idempotency | None = None, schedule: bool = True) -> Outcome:
@@ -440,36 +479,9 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
                 raise GameNotActive(f"This game is {game.status}: it takes no moves now.")
             if expected_seq is not None and expected_seq != game.seq:
                 raise StaleSeq(game.seq)
-            engine = get_game(game.kind)
             state = selectors.load_state(game, persist=False)
-            new_state, events = engine.apply(state, mover, move)
-            seat = next(seat for seat in seats if seat.position == mover)
-            now = timezone.now()
-            game.seq += 1
-            MoveRecord.objects.create(
-                game=game, seq=game.seq, seat=seat, actor=actor,
-                by_user=user if user is not None and user.is_authenticated else by_user,
-                payload=move, events=events)
-            _write_snapshot(game, new_state)
-            fields = ["seq", "updated_at"]
-            result = engine.result(new_state)
-            if result is not None:
-                game.status = Game.Status.FINISHED
-                game.finished_at = now
-                game.winners = list(result.winner_seats)
-                fields += ["status", "finished_at", "winners"]
-            game.save(update_fields=fields)
-            pending = _sync_pending(game, new_state, seats, mover, now)
-            if result is not None:
-                from . import notifications
-
-                notifications.game_ended(game, seats)
-            if _track_absence(game, seat, actor) and result is None:
-                game.refresh_from_db(fields=["seq", "status", "updated_at"])
-                seats = selectors.seats_of(game)
-                pending = list(PendingDecision.objects.filter(game_id=game.pk))
-            if schedule:
-                _schedule_bots_on_commit(game, pending)
+            new_state, pending, seats = _apply(game, seats, state, mover, move, actor=actor,
+                                               user=user, by_user=by_user, schedule=schedule)
             body: dict[str, Any] = {"seq": game.seq}
             if user is not None:
                 loaded = selectors.Loaded(game=game, seats=seats, state=new_state,
@@ -745,8 +757,9 @@ def play_timeout(game_id, pending_id: int, *, actor: str = Actor.TIMEOUT, by_use
 
     Idempotent and safe late: under the game lock, acts only if that very decision (its row, by
     id) is still awaited, the game is active and, unless ``force`` (a moderator's "play the
-    timeout now"), its deadline has passed. The default goes through :func:`submit_move` like any
-    move, by ``actor``. Returns the new seq, or ``None`` when there was nothing to do.
+    timeout now"), its deadline has passed. The default is applied like any move (the same
+    steps as :func:`submit_move`), by ``actor``. Returns the new seq, or ``None`` when there was
+    nothing to do.
     """
     with transaction.atomic():
         game = _lock(game_id)
@@ -755,12 +768,20 @@ def play_timeout(game_id, pending_id: int, *, actor: str = Actor.TIMEOUT, by_use
             return None
         if not force and row.deadline > timezone.now():
             return None
-        engine = get_game(game.kind)
+        _timeout_locked(game, selectors.seats_of(game), None, row, actor=actor,
+                        by_user=by_user)
+        return game.seq
+
+
+def _timeout_locked(game: Game, seats: list[Seat], state: Any, row: PendingDecision, *,
+                    actor: str = Actor.TIMEOUT, by_user=None) -> tuple[Any, list[Seat]]:
+    """Apply ``row``'s timeout default in a game already locked (``state`` None: loaded)."""
+    if state is None:
         state = selectors.load_state(game, persist=False)
-        move = engine.timeout_move(state, row.player)
-        outcome = submit_move(game.pk, move, player=row.player, actor=actor, user=None,
-                              by_user=by_user, expected_seq=game.seq)
-        return outcome.body["seq"]
+    move = get_game(game.kind).timeout_move(state, row.player)
+    new_state, _pending, seats = _apply(game, seats, state, row.player, move, actor=actor,
+                                        by_user=by_user)
+    return new_state, seats
 
 
 def resolve_due_deadlines(now: dt.datetime | None = None, limit: int = 200,
@@ -792,16 +813,20 @@ def _resolve_round(now: dt.datetime | None, limit: int) -> int:
     played = 0
     for game_id in game_ids:
         with transaction.atomic():
-            game = (Game.objects.select_for_update(skip_locked=True)
-                    .filter(pk=game_id, status=Game.Status.ACTIVE).first())
+            game = (Game.objects.select_for_update(skip_locked=True, of=("self",))
+                    .select_related("snapshot").filter(pk=game_id, status=Game.Status.ACTIVE)
+                    .first())
             if game is None:
                 continue
+            seats, state = selectors.seats_of(game), None
             # One timeout may close a window or end the game: re-read after each one.
             for _ in range(game.seat_count * 2):
-                row = (PendingDecision.objects.filter(game_id=game_id, deadline__lte=now)
+                row = (PendingDecision.objects.filter(game_id=game_id, deadline__lte=now,
+                                                      remaining__isnull=True)
                        .order_by("deadline", "seat").first())
-                if row is None or play_timeout(game_id, row.pk) is None:
+                if row is None or game.status != Game.Status.ACTIVE:
                     break
+                state, seats = _timeout_locked(game, seats, state, row)
                 played += 1
     return played
 
