@@ -39,6 +39,7 @@ class ModerationActionForm(ActionForm):
     reason = forms.CharField(label=_("Reason"), required=False, max_length=500)
     hours = forms.IntegerField(label=_("Hours"), required=False, min_value=1, max_value=720)
     player = forms.IntegerField(label=_("Seat"), required=False, min_value=0, max_value=11)
+    username = forms.CharField(label=_("User"), required=False, max_length=150)
 
 
 class SeatInline(admin.TabularInline):
@@ -96,8 +97,10 @@ def _moderation_action(name, label, work):
                 work(services, request.user, game, data)
                 done += 1
             except (APIError, EngineError) as exc:
-                text = exc.detail_text if isinstance(exc, APIError) else exc.message
-                modeladmin.message_user(request, f"{game.pk}: {text}", messages.ERROR)
+                from .web import _error_text
+
+                modeladmin.message_user(request, f"{game.pk}: {_error_text(exc)}",
+                                        messages.ERROR)
         if done:
             modeladmin.message_user(request, _("%(n)d game(s): done.") % {"n": done},
                                     messages.SUCCESS)
@@ -105,6 +108,18 @@ def _moderation_action(name, label, work):
     action.__name__ = name
     action.short_description = label
     return action
+
+
+def _user(username):
+    from accounts.models import User
+
+    from .api.errors import Invalid
+
+    user = User.objects.filter(username=(username or "").strip()).first()
+    if user is None:
+        raise Invalid({"username": [f"There is no user named {username!r}."]},
+                      f"There is no user named {username!r}.")
+    return user
 
 
 def _int(data, key):
@@ -138,6 +153,10 @@ class GameAdmin(ReadOnly):
         _moderation_action("seat_to_bot", _("Give a seat to a bot (seat, reason)"),
                            lambda s, m, g, d: s.replace(m, g.pk, _int(d, "player"),
                                                         d.get("reason"), action="remove")),
+        _moderation_action("seat_to_user", _("Give a seat to a user (seat, user, reason)"),
+                           lambda s, m, g, d: s.replace(m, g.pk, _int(d, "player"),
+                                                        d.get("reason"),
+                                                        user=_user(d.get("username")))),
         _moderation_action("abort_games", _("Abort (reason)"),
                            lambda s, m, g, d: s.abort(m, g.pk, d.get("reason"))),
     ]
@@ -171,6 +190,15 @@ class GameAdmin(ReadOnly):
                                                      default=str),
                    "opts": self.model._meta}
         return TemplateResponse(request, "admin/games/full_table.html", context)
+
+
+@admin.register(Seat)
+class SeatAdmin(ReadOnly):
+    list_display = ("game", "position", "user", "bot_kind", "absent", "timeouts_in_row",
+                    "muted")
+    list_filter = ("absent", "bot_kind")
+    search_fields = ("user__username", "game__id")
+    list_select_related = ("user",)
 
 
 @admin.register(MoveRecord)

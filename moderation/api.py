@@ -55,7 +55,13 @@ class RemoveIn(ReasonIn):
 
 
 class SuspendIn(ReasonIn):
-    days = serializers.IntegerField(min_value=1, max_value=365)
+    days = serializers.IntegerField(min_value=1, max_value=365, required=False)
+    until = serializers.DateTimeField(required=False, help_text="Or an end date and time.")
+
+    def validate(self, data):
+        if ("days" in data) == ("until" in data):
+            raise serializers.ValidationError("Give either days or until.")
+        return data
 
 
 class ReportIn(serializers.Serializer):
@@ -167,9 +173,9 @@ class SuspendView(_UserAction):
                    summary="Suspend a user for some days (seats go to bots)")
     def post(self, request, username):
         data = validated(SuspendIn, request.data)
-        services.suspend(request.user, self.target(username),
-                         dt.datetime.now(dt.UTC) + dt.timedelta(days=data["days"]),
-                         data["reason"])
+        until = data.get("until") or (dt.datetime.now(dt.UTC)
+                                      + dt.timedelta(days=data["days"]))
+        services.suspend(request.user, self.target(username), until, data["reason"])
         return Response(status=204)
 
 

@@ -319,3 +319,31 @@ def test_admin_extend_and_seat_to_bot(moderator, game, players):
                                                       "reason": "x"})
     assert answer.status_code in (302, 403)
     assert Game.objects.get(pk=game.pk).status == "active"
+
+
+def test_admin_gives_a_seat_to_another_user_and_suspends_until_a_date(moderator, game,
+                                                                     players):
+    admin = Client()
+    admin.force_login(moderator)
+    newcomer = UserFactory()
+    admin.post("/admin/games/game/", {"action": "seat_to_user", "player": 2,
+                                      "username": newcomer.username,
+                                      "_selected_action": [str(game.pk)], "reason": "swap"})
+    assert Seat.objects.get(game=game, position=2).user == newcomer
+    answer = admin.post("/admin/games/game/", {"action": "seat_to_user", "player": 1,
+                                               "username": "nobody-here",
+                                               "_selected_action": [str(game.pk)],
+                                               "reason": "swap"}, follow=True)
+    assert "no user named" in answer.content.decode()
+    check_replay(game)
+    until = "2031-01-02T03:04:00Z"
+    answer = client_for(moderator).post(f"{MOD}users/{players[3].username}/suspend/",
+                                        {"until": until, "reason": "spam"}, format="json")
+    assert answer.status_code == 204
+    players[3].refresh_from_db()
+    assert players[3].suspended_until.year == 2031
+    both = client_for(moderator).post(f"{MOD}users/{players[3].username}/suspend/",
+                                      {"until": until, "days": 2, "reason": "x"},
+                                      format="json")
+    assert both.status_code == 400
+    assert admin.get("/admin/games/seat/?q=" + newcomer.username).status_code == 200
