@@ -804,12 +804,48 @@ def resolve_due_deadlines(now: dt.datetime | None = None, limit: int = 200,
     return played
 
 
-def _resolve_round(now: dt.datetime | None, limit: int) -> int:
+def due_game_ids(now: dt.datetime | None = None, limit: int = 200) -> list:
+    """Active games with a decision past its deadline."""
     now = now or timezone.now()
-    game_ids = list(PendingDecision.objects
-                    .filter(deadline__lte=now, remaining__isnull=True,
-                            game__status=Game.Status.ACTIVE)
-                    .order_by("game_id").values_list("game_id", flat=True).distinct()[:limit])
+    return list(PendingDecision.objects
+                .filter(deadline__lte=now, remaining__isnull=True,
+                        game__status=Game.Status.ACTIVE)
+                .order_by("game_id").values_list("game_id", flat=True).distinct()[:limit])
+
+
+#: Due games per fan-out task when many deadlines fall due at once.
+FANOUT_CHUNK = 50
+
+
+def fan_out_due_deadlines(now: dt.datetime | None = None, limit: int = 5000) -> int:
+    """Many games due at once: hand them out in chunks to tasks, so every worker process
+    starts on them at once (each game is still taken with SKIP LOCKED). Returns how many
+    games were handed out; a broker that does not answer leaves them to the sweep itself."""
+    from .tasks import resolve_games
+
+    ids = [str(game_id) for game_id in due_game_ids(now, limit)]
+    if len(ids) <= FANOUT_CHUNK:
+        return 0
+    handed = 0
+    for start in range(FANOUT_CHUNK, len(ids), FANOUT_CHUNK):
+        try:
+            resolve_games.apply_async(args=[ids[start:start + FANOUT_CHUNK]],
+                                      retry_policy=QUICK_RETRY)
+        except Exception:
+            logger.exception("could not hand out due deadlines; the sweep plays them")
+            break
+        handed += len(ids[start:start + FANOUT_CHUNK])
+    return handed
+
+
+def _resolve_round(now: dt.datetime | None, limit: int) -> int:
+    return resolve_games(due_game_ids(now, limit), now)
+
+
+def resolve_games(game_ids, now: dt.datetime | None = None) -> int:
+    """Play the due timeouts of these games (each taken with SKIP LOCKED: a game another
+    worker holds is left to it)."""
+    now = now or timezone.now()
     played = 0
     for game_id in game_ids:
         with transaction.atomic():

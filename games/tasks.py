@@ -25,6 +25,12 @@ def resolve_deadline(game_id: str, pending_id: int) -> int | None:
     return services.play_timeout(game_id, pending_id)
 
 
+@shared_task(name="games.resolve_games", ignore_result=True, acks_late=True)
+def resolve_games(game_ids: list[str]) -> int:
+    """A share of a burst of due deadlines (see ``services.fan_out_due_deadlines``)."""
+    return services.resolve_games(game_ids)
+
+
 @shared_task(name="games.deliver_notification", ignore_result=True, acks_late=True)
 def deliver_notification(notification_id: int) -> str:
     return notifications.deliver(notification_id)
@@ -35,6 +41,7 @@ def sweep() -> dict[str, int]:
     """The periodic sweep (Celery beat): due deadlines, lost bot turns, reminders, undelivered
     messages, expired idempotency keys. Everything here is also safe to run twice at once."""
     return {
+        "handed_out": services.fan_out_due_deadlines(),
         "timeouts": services.resolve_due_deadlines(budget=settings.SWEEP_SECONDS * 4),
         "bots": services.play_stale_bots(),
         "reminders": notifications.queue_reminders(),

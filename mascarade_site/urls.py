@@ -11,6 +11,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("accounts/profile/", accounts_web.profile, name="profile"),
     path("accounts/", include("allauth.urls")),
     path("", include("games.urls_web")),
     path("i18n/setlang/", accounts_web.set_language, name="set_language"),

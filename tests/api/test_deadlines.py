@@ -423,3 +423,21 @@ def test_end_to_end_a_game_where_two_players_never_act_ends_by_itself(
     assert {n.kind for n in sent} >= {"started", "absent", "ended"}
     assert len(mail.outbox) == sent.count()
     assert {m.to[0] for m in mail.outbox} == {u.email for u in humans}
+
+
+def test_a_burst_of_due_deadlines_is_handed_out_in_chunks(users, monkeypatch):
+    handed = []
+    monkeypatch.setattr(tasks.resolve_games, "apply_async",
+                        lambda args, **kw: handed.append(args[0]))
+    monkeypatch.setattr(services, "FANOUT_CHUNK", 2)
+    games = [new_game(users) for _ in range(5)]
+    for game in games:
+        expire(game)
+    assert services.fan_out_due_deadlines() == 3
+    assert [len(chunk) for chunk in handed] == [2, 1]
+    # Each chunk plays its games (a chunk run twice, or late, plays nothing more).
+    for chunk in handed:
+        assert tasks.resolve_games(chunk) == len(chunk)
+        assert tasks.resolve_games(chunk) == 0
+    assert services.resolve_due_deadlines() == 2
+    assert MoveRecord.objects.filter(actor="timeout").count() == 5

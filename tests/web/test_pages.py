@@ -210,3 +210,37 @@ def test_deadlines_show_in_the_viewers_time_zone(game, users):
     local = row.deadline.astimezone(zoneinfo.ZoneInfo("Asia/Tokyo"))
     assert local.strftime("%H:%M") in html
     assert "h left" in html or "days left" in html
+
+
+def test_profile_preferences_and_vacations(users):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    client = browser(users[0])
+    assert browser().get("/accounts/profile/").status_code == 302
+    assert client.get("/accounts/profile/").status_code == 200
+    saved = client.post("/accounts/profile/", {"form": "preferences", "language": "fr",
+                                               "notify_email": "", "timezone": "Europe/Paris"})
+    assert saved.status_code == 302
+    users[0].refresh_from_db()
+    assert (users[0].language, users[0].notify_email, users[0].timezone) == (
+        "fr", False, "Europe/Paris")
+    bad = client.post("/accounts/profile/", {"form": "preferences", "language": "xx",
+                                             "timezone": "Mars/Olympus"})
+    assert bad.status_code == 200
+    users[0].refresh_from_db()
+    assert users[0].language == "fr"
+    start = timezone.now().date() + dt.timedelta(days=10)
+    ok = client.post("/accounts/profile/", {"form": "vacation", "start": start,
+                                            "end": start + dt.timedelta(days=2)})
+    assert ok.status_code == 302
+    too_many = client.post("/accounts/profile/", {"form": "vacation",
+                                                  "start": start + dt.timedelta(days=5),
+                                                  "end": start + dt.timedelta(days=30)})
+    assert too_many.status_code == 200 and "at most 21 days" in too_many.content.decode()
+    from accounts.models import Vacation
+
+    vacation = Vacation.objects.get(user=users[0])
+    client.post("/accounts/profile/", {"form": "cancel", "vacation": vacation.pk})
+    assert not Vacation.objects.filter(user=users[0]).exists()

@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 ADMIN_USERNAME = "admin"
+DEMO_USERS = ("alice", "bob")
 
 
 def _raise_interrupt(signum, frame):
@@ -50,8 +51,37 @@ class Command(BaseCommand):
             secret_file.chmod(0o600)
         return ADMIN_USERNAME, password
 
+    def ensure_demo(self, password: str) -> str:
+        """Two demo players (alice, bob: verified, the admin's password) and, once, a game of
+        alice's against three bots that is ready to play. Returns the game's id."""
+        from allauth.account.models import EmailAddress
+
+        from games import services
+        from games.models import Game
+
+        User = get_user_model()
+        players = []
+        for name in DEMO_USERS:
+            user = User.objects.filter(username=name).first()
+            if user is None:
+                user = User(username=name, email=f"{name}@localhost")
+            user.set_password(password)
+            user.save()
+            EmailAddress.objects.update_or_create(user=user, email=user.email,
+                                                  defaults={"verified": True, "primary": True})
+            players.append(user)
+        game = (Game.objects.filter(created_by=players[0], status=Game.Status.ACTIVE)
+                .order_by("-created_at").first())
+        if game is None:
+            body = services.create_game(players[0], "mascarade",
+                                        {"players": 4, "move_timeout": 3600,
+                                         "challenge_timeout": 600}, bots=3).body
+            return body["id"]
+        return str(game.pk)
+
     def handle(self, *args, **options):
         username, password = self.ensure_admin()
+        demo_game = self.ensure_demo(password)
         addr = options["addr"]
         python = sys.executable
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -68,6 +98,8 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(
             f"\n  Mascarade Online is starting on http://{addr}/\n"
             f"  Admin: http://{addr}/admin/  user: {username}  password: {password}\n"
+            f"  Demo players: {', '.join(DEMO_USERS)} (same password); alice's game against "
+            f"three bots: http://{addr}/games/{demo_game}/\n"
             f"  Database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}"
             f" · Celery broker: {broker} · mail: {settings.EMAIL_BACKEND.rsplit('.', 2)[-2]}"
             f" ({settings.EMAIL_FILE_PATH})\n"
