@@ -148,7 +148,6 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         "report_reasons": _report_reasons(),
         "others": [s.user.username for s in loaded.seats
                    if s.user_id is not None and (me is None or s.position != me)],
-        "etag": _etag(loaded, user),
     }
 
 
@@ -265,10 +264,43 @@ def create(request):
 # The table
 
 
+def _at_move(loaded: selectors.Loaded, at: int) -> selectors.Loaded:
+    """A finished game as it stood after move ``at``: the stored records up to it replayed
+    (rules and table moves alike); the page then shows that state through the same projection
+    for the same viewer, with the history up to that move."""
+    import copy
+
+    from games.engine import get_game, replay_records
+
+    from .models import MoveRecord
+
+    game = loaded.game
+    records = (MoveRecord.objects.filter(game_id=game.pk, seq__lte=at).order_by("seq")
+               .values_list("seat__position", "payload"))
+    state, _table, _events = replay_records(get_game(game.kind), game.options, game.seed,
+                                            list(records))
+    past = copy.copy(game)
+    past.seq = at
+    return selectors.Loaded(game=past, seats=loaded.seats, state=state, pending=[])
+
+
 @require_GET
 def table(request, game_id):
     loaded = _loaded(request, game_id)
+    replay_at = None
+    if loaded.game.status == Game.Status.FINISHED and request.GET.get("at"):
+        try:
+            replay_at = max(0, min(int(request.GET["at"]), loaded.game.seq))
+        except ValueError:
+            replay_at = None
+        if replay_at is not None:
+            loaded = _at_move(loaded, replay_at)
     context = table_context(request, loaded)
+    if loaded.game.status == Game.Status.FINISHED:
+        last = selectors.find_game(game_id).seq
+        context["replay"] = {"at": replay_at, "last": last,
+                             "prev": max(0, (replay_at if replay_at is not None else last) - 1),
+                             "next": min(last, (replay_at or 0) + 1)}
     invite = request.GET.get("invite", "")
     context["invite"] = invite
     if loaded.game.private and context["is_member"]:

@@ -244,3 +244,32 @@ def test_profile_preferences_and_vacations(users):
     vacation = Vacation.objects.get(user=users[0])
     client.post("/accounts/profile/", {"form": "cancel", "vacation": vacation.pk})
     assert not Vacation.objects.filter(user=users[0]).exists()
+
+
+def test_a_finished_game_replays_move_by_move_as_the_viewer_saw_it(game, users):
+    import random
+
+    from games import selectors
+
+    rng = random.Random(5)
+    engine = services.get_game("mascarade")
+    while True:
+        game.refresh_from_db()
+        if game.status != "active":
+            break
+        row = PendingDecision.objects.filter(game=game).first()
+        move = rng.choice(engine.legal_moves(selectors.load_state(game), row.player))
+        services.submit_move(game.pk, move, user=users[row.player])
+    client = browser(users[0])
+    end = page(client, game)[1]
+    assert "Replay this game move by move" in end and "The game is over" in end
+    html = page(client, game, "?at=5")[1]
+    assert "after move 5 of" in html
+    seqs = {int(n) for n in re.findall(r'<span class="muted">#(\d+)</span>', html)}
+    assert seqs and max(seqs) == 5
+    assert 'hx-get' not in html  # a replay does not refresh itself
+    # The position after move 5 is the replay of the first five records, seen by this viewer.
+    assert page(client, game, "?at=999")[0].status_code == 200
+    assert page(client, game, "?at=junk")[0].status_code == 200
+    assert "Replay" not in page(browser(users[0]), start_game(users[0], users[1:], options={
+        "players": 4}), "?at=2")[1]
