@@ -9,6 +9,7 @@ from . import web
 urlpatterns = [
     path("games/", web.lobby, name="lobby"),
     path("games/new/", web.create, name="game-create"),
+    path("games/new/check/", web.create_check, name="game-create-check"),
     path("games/<uuid:game_id>/", web.table, name="game"),
     path("games/<uuid:game_id>/live/", web.live, name="game-live"),
     path("games/<uuid:game_id>/move/", web.move, name="game-move"),

@@ -187,7 +187,16 @@ class CreateGameForm(forms.Form):
                                      choices=[(n, n) for n in range(4, 13)])
     scenario = forms.ChoiceField(label=gettext_lazy("Scenario"), initial="A",
                                  choices=[("A", gettext_lazy("A (first games)")),
-                                          ("B", gettext_lazy("B (more powers)"))])
+                                          ("B", gettext_lazy("B (more powers)")),
+                                          ("custom", gettext_lazy("Custom: choose the masks"))])
+    masks = forms.MultipleChoiceField(
+        label=gettext_lazy("Masks of a custom scenario"), required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[(m.id, m.id) for m in MASKS.values()])
+    center = forms.TypedChoiceField(
+        label=gettext_lazy("Center cards (custom, 6 players or more)"), required=False,
+        coerce=int, empty_value=None,
+        choices=[("", gettext_lazy("as usual for the player count")), (0, 0), (1, 1), (2, 2)])
     challenge_mode = forms.ChoiceField(
         label=gettext_lazy("Challenges"), initial="sequential",
         choices=[("sequential", gettext_lazy("one player after another (clockwise)")),
@@ -204,13 +213,76 @@ class CreateGameForm(forms.Form):
     bots = forms.TypedChoiceField(label=gettext_lazy("Bots to add now"), coerce=int, initial=0,
                                   choices=[(n, n) for n in range(0, 12)])
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["masks"].choices = [
+            (m.id, f"{display.mask(m.id)}{' ★' if m.star else ''}"
+                   f"{' ×2' if m.copies > 1 else ''} — {display.POWERS[m.id]}")
+            for m in MASKS.values()]
+
+    def options(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        options = {key: data[key] for key in ("players", "scenario", "challenge_mode",
+                                              "move_timeout", "challenge_timeout",
+                                              "log_masks") if key in data}
+        if data.get("scenario") == "custom":
+            masks = []
+            for mask_id in data.get("masks") or []:
+                masks += [mask_id] * MASKS[mask_id].copies
+            options["masks"] = masks
+            if data.get("center") is not None:
+                options["center"] = data["center"]
+        return options
+
     def clean(self):
         data = super().clean()
         if data.get("players") and data.get("bots") is not None \
                 and data["bots"] > data["players"] - 1:
             self.add_error("bots", _("At most %(n)d bots in a game of %(p)d.") % {
                 "n": data["players"] - 1, "p": data["players"]})
+        if data.get("scenario") == "custom" and data.get("players"):
+            for field, message in scenario_errors(self.options()):
+                self.add_error(field if field in self.fields else None, message)
         return data
+
+
+SCENARIO_MESSAGES = {
+    "custom_needs_judge": gettext_lazy("A scenario must include the Judge."),
+    "custom_too_few_stars": gettext_lazy("At least a third of the masks (rounded up) must "
+                                         "carry a star ★."),
+    "custom_peasant_pair": gettext_lazy("The Peasants come as a pair or not at all."),
+    "custom_duplicate_mask": gettext_lazy("No mask other than the Peasant may appear twice."),
+    "center_not_choosable": gettext_lazy("Only games of 6 players or more choose their center "
+                                         "cards."),
+}
+
+
+def scenario_errors(options: dict[str, Any]) -> list[tuple[str, str]]:
+    """The custom scenario's broken rules (§3), from the engine's own check, in words."""
+    from games.engine import InvalidOptions, get_game
+
+    try:
+        get_game("mascarade").normalize_options(options)
+    except InvalidOptions as exc:
+        problems = exc.extra.get("errors") or [(exc.code, exc.message)]
+        out = []
+        for code, message in problems:
+            if code == "custom_mask_count":
+                players, center = options["players"], options.get("center")
+                wanted = players + (center if center is not None else
+                                    (2 if players == 4 else 1 if players == 5 else 0))
+                text = _("Choose exactly %(n)d masks (the Peasants count as two); "
+                         "%(k)d chosen.") % {"n": wanted, "k": len(options.get("masks", []))}
+            elif code == "custom_min_players":
+                names = sorted({str(display.mask(m)) for m in options.get("masks", [])
+                                if m in MASKS and MASKS[m].min_players > options["players"]})
+                text = _("These masks need more players: %(masks)s.") % {
+                    "masks": ", ".join(names)}
+            else:
+                text = str(SCENARIO_MESSAGES.get(code, message))
+            out.append(("masks" if exc.field in (None, "masks") else exc.field, text))
+        return out
+    return []
 
 
 def _scenario_table() -> list[dict]:
@@ -245,9 +317,7 @@ def create(request):
     form = CreateGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        options = {key: data[key] for key in ("players", "scenario", "challenge_mode",
-                                              "move_timeout", "challenge_timeout",
-                                              "log_masks")}
+        options = form.options()
         try:
             outcome = services.create_game(request.user, "mascarade", options,
                                            private=data["private"], bots=data["bots"])
@@ -258,6 +328,17 @@ def create(request):
             return redirect("game", outcome.body["id"])
     return render(request, "games/create.html", {"form": form,
                                                  "scenarios": _scenario_table()})
+
+
+@require_POST
+def create_check(request):
+    """The custom scenario builder's live check (htmx): the rules the chosen masks break."""
+    form = CreateGameForm(request.POST)
+    form.is_valid()
+    errors = [str(e) for e in form.errors.get("masks", [])] + [
+        str(e) for e in form.non_field_errors()]
+    return render(request, "games/_scenario_check.html", {
+        "errors": errors, "custom": request.POST.get("scenario") == "custom"})
 
 
 # --------------------------------------------------------------------------------------------

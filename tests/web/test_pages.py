@@ -273,3 +273,32 @@ def test_a_finished_game_replays_move_by_move_as_the_viewer_saw_it(game, users):
     assert page(client, game, "?at=junk")[0].status_code == 200
     assert "Replay" not in page(browser(users[0]), start_game(users[0], users[1:], options={
         "players": 4}), "?at=2")[1]
+
+
+def test_the_custom_scenario_builder_checks_the_rules(users):
+    client = browser(users[0])
+    base = {"players": 6, "scenario": "custom", "challenge_mode": "sequential",
+            "move_timeout": 3600, "challenge_timeout": 600, "bots": 5}
+    # No Judge, too few stars, wrong count: each rule is named, nothing is created.
+    bad = client.post("/games/new/", {**base, "masks": ["king", "thief", "spy"]})
+    text = bad.content.decode()
+    assert bad.status_code == 200
+    assert "must include the Judge" in text and "exactly 6 masks" in text
+    assert not Game.objects.exists()
+    check = client.post("/games/new/check/", {**base, "masks": ["judge", "peasant", "king",
+                                                                "empress"]})
+    assert "exactly 6 masks" in check.content.decode()
+    peasants = client.post("/games/new/check/", {**base, "masks": ["judge", "peasant"]})
+    assert "need more players: Peasant" in peasants.content.decode()
+    good = ["judge", "king", "empress", "thief", "cheater", "widow", "princess"]
+    check = client.post("/games/new/check/", {**base, "masks": good, "center": 1})
+    assert "This scenario follows the rules" in check.content.decode()
+    made = client.post("/games/new/", {**base, "masks": good, "center": 1})
+    assert made.status_code == 302
+    game = Game.objects.get()
+    assert game.options["scenario"] == "custom" and game.options["center"] == 1
+    assert sorted(game.options["masks"]) == sorted(good)
+    users[0].language = "fr"
+    users[0].save()
+    french = client.post("/games/new/check/", {**base, "masks": ["king"]}).content.decode()
+    assert "doit inclure le Juge" in french
