@@ -110,11 +110,23 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
                          "left": _left(when, now), "local": local,
                          "is_you": you is not None and item["seat"] == you["seat"]})
     history = []
+    recent: list[dict] = []
     if state:
         events = selectors.events_payload(loaded, user, max(0, loaded.game.seq - 60), limit=60)
-        history = [{"seq": e["seq"], "text": display.sentence(e, names)}
-                   for e in events["results"]]
+        recent = events["results"]
+        history = [{"seq": e["seq"], "text": display.sentence(e, names)} for e in recent]
         history.reverse()
+    # Cards turned face up in this turn or the previous one, as this viewer saw them.
+    turned: dict[int, str] = {}
+    if state:
+        shown = set(state.get("revealed_last_turn", [])) | {
+            e.get("seat") for e in recent if e.get("type") == "reveal"
+            and e.get("turn") == state.get("turn")}
+        for event in recent:
+            if event.get("type") == "reveal" and event.get("seat") in shown:
+                turned[event["seat"]] = display.mask(event.get("mask"))
+        for seat in seats:
+            seat["turned"] = turned.get(seat["seat"])
     groups: dict[str, list] = {}
     legal = selectors.legal_moves_payload(loaded, user)
     for move in legal["moves"]:
@@ -126,6 +138,11 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     knowledge = [{**k, "mask_name": display.mask(k["mask"]),
                   "about_words": display.slot(k["about"], names)}
                  for k in (you or {}).get("knowledge", [])]
+    if knowledge:
+        since = min(k["seq"] for k in knowledge)
+        later = selectors.events_payload(loaded, user, since, limit=100_000)["results"]
+        for k in knowledge:
+            k["touched"] = sum(1 for e in later if e["seq"] > k["seq"] and _touches(e, k["about"]))
     announcement = (state or {}).get("announcement")
     masks_in_play = [{"id": m, "name": display.mask(m), "power": display.POWERS.get(m, "")}
                      for m in dict.fromkeys((state or {}).get("masks_in_play")
@@ -149,6 +166,18 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         "others": [s.user.username for s in loaded.seats
                    if s.user_id is not None and (me is None or s.position != me)],
     }
+
+
+def _touches(event: dict, about) -> bool:
+    """Whether an event (as the viewer saw it) may have moved the card at ``about``."""
+    kind = event.get("type")
+    if kind == "exchange":
+        return about in (event.get("seat"), event.get("target"))
+    if kind == "spy_swap":
+        return about in (event.get("seat"), event.get("target"))
+    if kind == "fool":
+        return about in (event.get("targets") or [])
+    return False
 
 
 def _report_reasons():

@@ -302,3 +302,34 @@ def test_the_custom_scenario_builder_checks_the_rules(users):
     users[0].save()
     french = client.post("/games/new/check/", {**base, "masks": ["king"]}).content.decode()
     assert "doit inclure le Juge" in french
+
+
+def test_the_notebook_counts_exchanges_since_and_reveals_show_turned_cards(users):
+    staff = UserFactory(is_staff=True)
+    body = services.create_game(staff, "mascarade", {"players": 4, "deal": DEAL,
+                                                     "first_seat": 0}).body
+    for user in users[1:]:
+        services.join_game(user, body["id"])
+    game = Game.objects.get(pk=body["id"])
+    by_player = {0: staff, 1: users[1], 2: users[2], 3: users[3]}
+    for _ in range(4):  # preparatory turns: pretend
+        p = awaited(game)
+        services.submit_move(game.pk, {"type": "exchange", "target": (p + 1) % 4,
+                                       "swap": False}, user=by_player[p])
+    p = awaited(game)
+    services.submit_move(game.pk, {"type": "look"}, user=by_player[p])
+    assert "Not touched since." in page(browser(by_player[p]), game)[1]
+    q = awaited(game)
+    services.submit_move(game.pk, {"type": "exchange", "target": p, "swap": False},
+                         user=by_player[q])
+    assert "Touched by 1 exchange since." in page(browser(by_player[p]), game)[1]
+    # An announcement challenged: the cards turn face up on the table for everyone.
+    r = awaited(game)
+    services.submit_move(game.pk, {"type": "announce", "mask": "king"}, user=by_player[r])
+    claimer = PendingDecision.objects.get(game=game).player
+    services.submit_move(game.pk, {"type": "claim"}, user=by_player[claimer])
+    while PendingDecision.objects.filter(game=game, decision="challenge").exists():
+        other = PendingDecision.objects.get(game=game, decision="challenge").player
+        services.submit_move(game.pk, {"type": "pass"}, user=by_player[other])
+    html = page(browser(), game)[1]
+    assert html.count("card turned:") == 2
