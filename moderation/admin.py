@@ -6,6 +6,7 @@ from django.contrib.admin.helpers import ActionForm
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 
+from games.admin import ReadOnly
 from games.api.errors import APIError
 
 from . import services
@@ -13,19 +14,10 @@ from .models import ModerationLog, Report
 
 
 @admin.register(ModerationLog)
-class ModerationLogAdmin(admin.ModelAdmin):
+class ModerationLogAdmin(ReadOnly):
     list_display = ("created_at", "moderator", "action", "game", "target_user", "reason")
     list_filter = ("action",)
     search_fields = ("moderator__username", "target_user__username", "game__id", "reason")
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class ResolveForm(ActionForm):

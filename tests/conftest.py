@@ -34,3 +34,20 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if _require_services():
         pytest.fail(f"REQUIRE_SERVICES=1 but this test {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.fixture
+def eager_celery():
+    """Celery tasks run in the test's own process, at once (``.delay`` included)."""
+    from mascarade_site.celery import app as celery_app
+
+    old = (celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates)
+    celery_app.conf.task_always_eager = True
+    celery_app.conf.task_eager_propagates = True
+    yield
+    celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates = old
+
+
+@pytest.fixture
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mascarade_site.celery import app as celery_app
-
 from .factories import UserFactory, client_for
 
 HIGH = "1000000/minute"
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _fast_passwords(fast_passwords):
+    return fast_passwords
 
 
 @pytest.fixture(autouse=True)
@@ -23,12 +21,8 @@ def _no_throttling(settings):
 
 
 @pytest.fixture(autouse=True)
-def _eager_celery():
-    old = (celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates)
-    celery_app.conf.task_always_eager = True
-    celery_app.conf.task_eager_propagates = True
-    yield
-    celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates = old
+def _eager_celery(eager_celery):
+    return eager_celery
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ import pytest
 from django.core import mail
 
 from games.models import Game
+from tests.conftest import _require_services
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PASSWORD = "Ma5que-de-Venise!"
@@ -35,7 +36,7 @@ def _browser_or_skip():
     if problem is None and not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         problem = "Chromium is missing: apt-get install chromium (or set CHROMIUM=/path)"
     if problem:
-        if os.environ.get("REQUIRE_SERVICES") == "1":
+        if _require_services():
             pytest.fail(f"browser tests must run under REQUIRE_SERVICES=1: {problem}")
         pytest.skip(f"browser test skipped: {problem}")
     return sync_playwright
@@ -57,17 +58,10 @@ def chromium():
 
 
 @pytest.fixture(autouse=True)
-def _settings(settings):
+def _settings(settings, fast_passwords, eager_celery):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # allauth limits verification mails per address (in the cache, which outlives a run).
     settings.ACCOUNT_RATE_LIMITS = False
-    from mascarade_site.celery import app
-
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
 
 
 def sign_up(page, base, name):

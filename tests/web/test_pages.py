@@ -36,6 +36,16 @@ def game(users):
     return start_game(users[0], users[1:], options={"players": 4})
 
 
+def dealt_game(users):
+    """A started game with a fixed deal (staff only) and seat 0 first; its players by seat."""
+    staff = UserFactory(is_staff=True)
+    body = services.create_game(staff, "mascarade", {"players": 4, "deal": DEAL,
+                                                     "first_seat": 0}).body
+    for user in users[1:]:
+        services.join_game(user, body["id"])
+    return Game.objects.get(pk=body["id"]), {0: staff, 1: users[1], 2: users[2], 3: users[3]}
+
+
 def page(client, game, suffix=""):
     answer = client.get(f"/games/{game.pk}/{suffix}")
     return answer, answer.content.decode()
@@ -151,13 +161,7 @@ def test_the_live_fragment_answers_304_while_nothing_changed(game, users):
 
 
 def test_the_page_shows_only_what_the_viewer_knows(users):
-    staff = UserFactory(is_staff=True)
-    body = services.create_game(staff, "mascarade", {"players": 4, "deal": DEAL,
-                                                     "first_seat": 0}).body
-    for user in users[1:]:
-        services.join_game(user, body["id"])
-    game = Game.objects.get(pk=body["id"])
-    by_player = {0: staff, 1: users[1], 2: users[2], 3: users[3]}
+    game, by_player = dealt_game(users)
     # The four preparatory exchanges, really swapping: nobody knows their card any more.
     for _ in range(4):
         p = awaited(game)
@@ -305,13 +309,7 @@ def test_the_custom_scenario_builder_checks_the_rules(users):
 
 
 def test_the_notebook_counts_exchanges_since_and_reveals_show_turned_cards(users):
-    staff = UserFactory(is_staff=True)
-    body = services.create_game(staff, "mascarade", {"players": 4, "deal": DEAL,
-                                                     "first_seat": 0}).body
-    for user in users[1:]:
-        services.join_game(user, body["id"])
-    game = Game.objects.get(pk=body["id"])
-    by_player = {0: staff, 1: users[1], 2: users[2], 3: users[3]}
+    game, by_player = dealt_game(users)
     for _ in range(4):  # preparatory turns: pretend
         p = awaited(game)
         services.submit_move(game.pk, {"type": "exchange", "target": (p + 1) % 4,
