@@ -142,7 +142,8 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         since = min(k["seq"] for k in knowledge)
         later = selectors.events_payload(loaded, user, since, limit=100_000)["results"]
         for k in knowledge:
-            k["touched"] = sum(1 for e in later if e["seq"] > k["seq"] and _touches(e, k["about"]))
+            k["touched"] = sorted({e["seq"] for e in later
+                                   if e["seq"] > k["seq"] and _touches(e, k["about"])})
     announcement = (state or {}).get("announcement")
     masks_in_play = [{"id": m, "name": display.mask(m), "power": display.POWERS.get(m, "")}
                      for m in dict.fromkeys((state or {}).get("masks_in_play")

@@ -320,7 +320,9 @@ def test_the_notebook_counts_exchanges_since_and_reveals_show_turned_cards(users
     q = awaited(game)
     services.submit_move(game.pk, {"type": "exchange", "target": p, "swap": False},
                          user=by_player[q])
-    assert "Touched by 1 exchange since." in page(browser(by_player[p]), game)[1]
+    game.refresh_from_db()
+    assert f"Touched since by the exchange of move {game.seq}." in page(
+        browser(by_player[p]), game)[1]
     # An announcement challenged: the cards turn face up on the table for everyone.
     r = awaited(game)
     services.submit_move(game.pk, {"type": "announce", "mask": "king"}, user=by_player[r])
