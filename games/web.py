@@ -395,9 +395,22 @@ def _at_move(loaded: selectors.Loaded, at: int) -> selectors.Loaded:
     return selectors.Loaded(game=past, seats=loaded.seats, state=state, pending=[])
 
 
+def _invited(request, game_id) -> selectors.Loaded | None:
+    """An open private game seen through its invite link: the waiting room only (who sits
+    where, the join button), nothing of a game under way."""
+    import secrets
+
+    game = selectors.find_game(game_id)
+    invite = request.GET.get("invite", "")
+    if (game is None or not game.private or game.status != Game.Status.OPEN or not invite
+            or not secrets.compare_digest(invite, game.invite_code)):
+        return None
+    return selectors.Loaded(game=game, seats=selectors.seats_of(game))
+
+
 @require_GET
 def table(request, game_id):
-    loaded = _loaded(request, game_id)
+    loaded = _invited(request, game_id) or _loaded(request, game_id)
     replay_at = None
     if loaded.game.status == Game.Status.FINISHED and request.GET.get("at"):
         try:

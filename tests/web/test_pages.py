@@ -105,10 +105,18 @@ def test_a_private_game_is_hidden_from_outsiders(users):
     assert page(browser(users[1]), game)[0].status_code == 404
     creator_page = page(browser(users[0]), game)[1]
     assert f"invite={game.invite_code}" in creator_page
+    assert page(browser(users[1]), game, "?invite=wrong")[0].status_code == 404
+    invited = page(browser(users[1]), game, f"?invite={game.invite_code}")[1]
+    assert "Join this game" in invited and f'value="{game.invite_code}"' in invited
     joined = browser(users[1]).post(f"/games/{game.pk}/join/",
                                     {"invite_code": game.invite_code})
     assert joined.status_code == 302
     assert page(browser(users[1]), game)[0].status_code == 200
+    # Once the game runs, the link shows nothing to outsiders.
+    for user in users[2:]:
+        services.join_game(user, game.pk, game.invite_code)
+    assert page(browser(UserFactory()), game, f"?invite={game.invite_code}")[0].status_code \
+        == 404
 
 
 def test_members_see_forms_spectators_and_waiting_players_do_not(game, users):
