@@ -77,15 +77,23 @@ def _decision_kind(decision: str) -> str:
     return Kind.POWER
 
 
+def _wants_mail(seat: Seat | None) -> bool:
+    """A player who switched email off, or muted this game, gets no message written at all."""
+    return (seat is not None and seat.user_id is not None and not seat.muted
+            and seat.user.notify_email)
+
+
 def decisions_awaited(game: Game, rows: list[PendingDecision], seats: list[Seat]) -> None:
     """New decisions awaited from human players."""
     now = timezone.now()
+    by_position = {seat.position: seat for seat in seats}
     _queue([Notification(user_id=row.user_id, game_id=game.pk,
                          kind=_decision_kind(row.decision),
                          dedupe_key=f"decision:{row.pk}", next_attempt_at=now,
                          context={"decision": row.decision, "pending": row.pk,
                                   "deadline": row.deadline.isoformat(), "seq": game.seq})
-            for row in rows if row.user_id is not None and not row.bot])
+            for row in rows if row.user_id is not None and not row.bot
+            and _wants_mail(by_position.get(row.player))])
 
 
 def game_started(game: Game, seats: list[Seat]) -> None:

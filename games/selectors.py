@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, Min, OuterRef, Q, QuerySet
+from django.db.models import F, Min, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import SPECTATOR, get_game
@@ -122,23 +122,30 @@ def game_queryset() -> QuerySet[Game]:
     return Game.objects.select_related("snapshot", "created_by")
 
 
-def _with_vacation(qs: QuerySet[Seat]) -> QuerySet[Seat]:
-    """Seats annotated with ``on_vacation`` (their user declared today, UTC, a vacation day) and
-    ``vacation_ahead`` (they have a vacation under way or to come)."""
+def _mark_vacations(seats: list[Seat]) -> list[Seat]:
+    """Set ``on_vacation`` (their user declared today, UTC, a vacation day) and
+    ``vacation_ahead`` (a vacation under way or to come) on each seat: one small query."""
     from accounts.models import Vacation
 
     today = timezone.now().date()
-    return qs.annotate(
-        on_vacation=Exists(Vacation.objects.filter(
-            user_id=OuterRef("user_id"), start__lte=today, end__gte=today)),
+    users = {seat.user_id for seat in seats if seat.user_id is not None}
+    spans: dict[int, list[tuple]] = {}
+    if users:
         # (yesterday: a vacation ending today in a time zone behind UTC)
-        vacation_ahead=Exists(Vacation.objects.filter(
-            user_id=OuterRef("user_id"), end__gte=today - dt.timedelta(days=1))))
+        for user_id, start, end in Vacation.objects.filter(
+                user_id__in=users, end__gte=today - dt.timedelta(days=1)).values_list(
+                "user_id", "start", "end"):
+            spans.setdefault(user_id, []).append((start, end))
+    for seat in seats:
+        mine = spans.get(seat.user_id, [])
+        seat.vacation_ahead = bool(mine)
+        seat.on_vacation = any(start <= today <= end for start, end in mine)
+    return seats
 
 
 def seats_of(game: Game) -> list[Seat]:
-    return list(_with_vacation(Seat.objects.filter(game_id=game.pk).select_related("user")
-                               .order_by("position")))
+    return _mark_vacations(list(Seat.objects.filter(game_id=game.pk).select_related("user")
+                                .order_by("position")))
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:
@@ -367,7 +374,7 @@ def games_of(user, status: str | None = None, my_turn: bool | None = None) -> Qu
 def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
     """Seats of several games in one query."""
     out: dict[Any, list[Seat]] = {game.pk: [] for game in games}
-    for seat in _with_vacation(Seat.objects.filter(game_id__in=list(out)).select_related("user")
-                               .order_by("game_id", "position")):
+    for seat in _mark_vacations(list(Seat.objects.filter(game_id__in=list(out))
+                                      .select_related("user").order_by("game_id", "position"))):
         out[seat.game_id].append(seat)
     return out
