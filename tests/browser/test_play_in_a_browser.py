@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from django.core import mail
@@ -22,6 +23,8 @@ from games.models import Game
 from tests.conftest import _require_services
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: The README shows the pictures this test takes of the pages it plays through.
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PASSWORD = "Ma5que-de-Venise!"
 MASKS = ["judge", "spy", "princess", "king", "empress", "cheater"]
 
@@ -143,6 +146,8 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
         ada.check(f"input[name=masks][value={mask}]")
     ada.locator("text=This scenario follows the rules").wait_for(timeout=5000)
     ada.select_option("select[name=move_timeout]", "3600")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    ada.screenshot(path=str(SHOTS / "create-375.png"))
     with ada.expect_navigation():
         ada.locator("form.stacked button[type=submit]").click()
     game_id = ada.url.rstrip("/").rsplit("/", 1)[-1]
@@ -155,6 +160,8 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
             page.locator("text=Join this game").click()
     game = Game.objects.get(pk=game_id)
     assert game.status == "active" and sorted(game.options["masks"]) == sorted(MASKS)
+    pages[1].goto(f"{base}/games/?status=active")
+    pages[1].screenshot(path=str(SHOTS / "lobby-375.png"))
 
     # A waiting player's page refreshes by itself when someone moves.
     mover = awaited_page(pages, names, base, game_id)
@@ -168,6 +175,7 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
     # Then to the end: announce the Spy, then the Princess, then the King with a challenge,
     # then the King over and over; everyone else passes or looks.
     plan = ["Spy", "Princess", "King"]
+    shot_taken = False
     seen = {"spy": False, "challenge": False}
     for _step in range(400):
         game.refresh_from_db()
@@ -175,6 +183,15 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
             break
         page = awaited_page(pages, names, base, game_id)
         assert page is not None, "somebody must be awaited"
+        if not shot_taken and game.seq >= 12:
+            page.screenshot(path=str(SHOTS / "table-375.png"))
+            desktop = contexts[0].browser.new_context(viewport={"width": 1280, "height": 900})
+            wide = desktop.new_page()
+            wide.context.add_cookies(page.context.cookies())
+            wide.goto(page.url)
+            wide.screenshot(path=str(SHOTS / "table-desktop.png"))
+            desktop.close()
+            shot_taken = True
         labels = page.locator("section.moves label").all_inner_texts()
         if any("(only pretend)" in t for t in labels) and not any("Announce" in t
                                                                    for t in labels):
@@ -197,7 +214,9 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
             choose(page)  # a power's target
     game.refresh_from_db()
     assert game.status == "finished", "the game did not end"
-    assert seen["spy"] and seen["challenge"]
+    assert seen["spy"] and seen["challenge"] and shot_taken
+    for name in ("table-desktop", "table-375", "lobby-375", "create-375"):
+        assert (SHOTS / f"{name}.png").stat().st_size > 10_000
     from games.models import MoveRecord
 
     types = set(MoveRecord.objects.filter(game=game).values_list("payload__type", flat=True))
