@@ -198,23 +198,21 @@ def _bot_plays(game: Game, seat: Seat) -> bool:
 
 def _on_new_decisions(game: Game, rows: list[PendingDecision], seats: list[Seat]) -> None:
     """New pending decisions (inside the move's transaction): their players are told through the
-    outbox, and a countdown task is enqueued on commit for each short deadline (the sweep finds
-    the others, and these too if the broker is down)."""
+    outbox, and their short deadlines get countdowns."""
     from . import notifications
 
     notifications.decisions_awaited(game, rows, seats)
-    short = [(row.pk, row.deadline) for row in rows
-             if not row.bot and row.deadline - timezone.now() <= COUNTDOWN_MAX]
-    if short:
-        game_id = str(game.pk)
-        transaction.on_commit(lambda: enqueue_countdowns(game_id, short))
+    _schedule_countdowns(game, rows)
 
 
-def _on_resumed(game: Game, rows: list[PendingDecision]) -> None:
-    """Deadlines that moved (resume, extension): new countdowns for the short ones (a countdown
-    scheduled for the old deadline finds it not due and does nothing)."""
+def _schedule_countdowns(game: Game, rows: list[PendingDecision]) -> None:
+    """A countdown task, enqueued on commit, for each human deadline less than
+    :data:`COUNTDOWN_MAX` away in an active game (the sweep finds the others, and these too if
+    the broker is down). Also for deadlines that moved (resume, extension): a countdown left for
+    an old deadline finds it not due and does nothing."""
+    now = timezone.now()
     short = [(row.pk, row.deadline) for row in rows
-             if not row.bot and row.deadline - timezone.now() <= COUNTDOWN_MAX]
+             if not row.bot and row.deadline - now <= COUNTDOWN_MAX]
     if short and game.status == Game.Status.ACTIVE:
         game_id = str(game.pk)
         transaction.on_commit(lambda: enqueue_countdowns(game_id, short))
@@ -651,7 +649,7 @@ def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user
                         row.remind_at = now + dt.timedelta(seconds=row.remaining * REMIND_AT)
                 row.remaining = None
             PendingDecision.objects.bulk_update(pending, ["deadline", "remaining", "remind_at"])
-            _on_resumed(game, pending)
+            _schedule_countdowns(game, pending)
             fields_to_save.append("status")
             reschedule = True
         elif action in ("absent", "back"):
@@ -683,7 +681,7 @@ def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user
                 if row.remaining is not None:
                     row.remaining += fields["seconds"]
             PendingDecision.objects.bulk_update(rows, ["deadline", "remaining", "remind_at"])
-            _on_resumed(game, rows)
+            _schedule_countdowns(game, rows)
         elif action == "replace":
             seat = by_position[player]
             kind, _, ident = fields["occupant"].partition(":")

@@ -4,6 +4,7 @@ projection, the same as the API's), writes through ``services``."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import zoneinfo
@@ -56,8 +57,6 @@ def _loaded(request, game_id) -> selectors.Loaded:
 def _left(deadline: str | None, now) -> str:
     if not deadline:
         return ""
-    import datetime as dt
-
     when = dt.datetime.fromisoformat(deadline.replace("Z", "+00:00"))
     seconds = int((when - now).total_seconds())
     if seconds <= 0:
@@ -103,8 +102,6 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         when = item.get("deadline")
         local = ""
         if when:
-            import datetime as dt
-
             local = dt.datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(zone)
         awaiting.append({**item, "decision_words": display.decision(item["decision"]),
                          "left": _left(when, now), "local": local,

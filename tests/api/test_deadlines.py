@@ -138,13 +138,20 @@ def test_sweeps_running_at_once_never_play_a_timeout_twice():
         assert MoveRecord.objects.filter(game=game).count() == 1
 
 
-def test_sequential_windows_open_one_after_another_each_with_its_own_deadline(users):
-    game = new_game(users, challenge_mode="sequential", challenge_timeout=600)
+def king_announced(users, mode):
+    """A game past its preparatory turns where the awaited player just announced the King: the
+    challenge windows are open. Returns the game, its players by seat, the announcer's row."""
+    game = new_game(users, challenge_mode=mode, challenge_timeout=600)
     by_player = dict(enumerate(users))
     play_service_moves(game, 4, by_player, choose=peaceful)
     turn = PendingDecision.objects.get(game=game)
     services.submit_move(game.pk, {"type": "announce", "mask": "king"},
                          user=by_player[turn.player])
+    return game, by_player, turn
+
+
+def test_sequential_windows_open_one_after_another_each_with_its_own_deadline(users):
+    game, _players, turn = king_announced(users, "sequential")
     opened = []
     for _ in range(3):
         (row,) = PendingDecision.objects.filter(game=game)
@@ -159,12 +166,7 @@ def test_sequential_windows_open_one_after_another_each_with_its_own_deadline(us
 
 
 def test_simultaneous_windows_close_at_the_deadline_or_when_all_answered(users):
-    game = new_game(users, challenge_mode="simultaneous", challenge_timeout=600)
-    by_player = dict(enumerate(users))
-    play_service_moves(game, 4, by_player, choose=peaceful)
-    turn = PendingDecision.objects.get(game=game)
-    services.submit_move(game.pk, {"type": "announce", "mask": "king"},
-                         user=by_player[turn.player])
+    game, by_player, _turn = king_announced(users, "simultaneous")
     rows = list(PendingDecision.objects.filter(game=game))
     assert len(rows) == 3 and {r.decision for r in rows} == {"challenge"}
     services.submit_move(game.pk, {"type": "pass"}, user=by_player[rows[0].player])
@@ -345,12 +347,7 @@ def race(works) -> None:
 
 @pytest.mark.parametrize("mode", ["sequential", "simultaneous"])
 def test_a_window_closes_early_when_everyone_has_answered(users, mode):
-    game = new_game(users, challenge_mode=mode, challenge_timeout=600)
-    by_player = dict(enumerate(users))
-    play_service_moves(game, 4, by_player, choose=peaceful)
-    turn = PendingDecision.objects.get(game=game)
-    services.submit_move(game.pk, {"type": "announce", "mask": "king"},
-                         user=by_player[turn.player])
+    game, by_player, _turn = king_announced(users, mode)
     for _ in range(3):
         rows = list(PendingDecision.objects.filter(game=game, decision="challenge"))
         assert len(rows) == (1 if mode == "sequential" else len(rows))
