@@ -69,7 +69,7 @@ class Vacation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["user", "start"]
+        ordering = ["user_id", "start"]
         constraints = [models.CheckConstraint(condition=models.Q(end__gte=models.F("start")),
                                               name="vacation_end_after_start")]
         verbose_name = _("vacation")

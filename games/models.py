@@ -81,7 +81,7 @@ class Seat(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["game", "position"]
+        ordering = ["game_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["game", "position"], name="seat_unique_position"),
             models.UniqueConstraint(fields=["game", "user"], condition=models.Q(user__isnull=False),
@@ -132,7 +132,7 @@ class MoveRecord(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["game", "seq"]
+        ordering = ["game_id", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["game", "seq"], name="move_unique_seq"),
         ]
@@ -185,7 +185,7 @@ class PendingDecision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["game", "deadline", "seat"]
+        ordering = ["game_id", "deadline", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["game", "player"], name="pending_unique_player"),
         ]
