@@ -83,17 +83,20 @@ def _wants_mail(seat: Seat | None) -> bool:
             and seat.user.notify_email)
 
 
-def decisions_awaited(game: Game, rows: list[PendingDecision], seats: list[Seat]) -> None:
-    """New decisions awaited from human players."""
+def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]]) -> None:
+    """New decisions awaited from human players, in several games: one INSERT for them all."""
     now = timezone.now()
-    by_position = {seat.position: seat for seat in seats}
-    _queue([Notification(user_id=row.user_id, game_id=game.pk,
-                         kind=_decision_kind(row.decision),
-                         dedupe_key=f"decision:{row.pk}", next_attempt_at=now,
-                         context={"decision": row.decision, "pending": row.pk,
-                                  "deadline": row.deadline.isoformat(), "seq": game.seq})
-            for row in rows if row.user_id is not None and not row.bot
-            and _wants_mail(by_position.get(row.player))])
+    notes = []
+    for game, rows, seats in games:
+        by_position = {seat.position: seat for seat in seats}
+        notes += [Notification(user_id=row.user_id, game_id=game.pk,
+                               kind=_decision_kind(row.decision),
+                               dedupe_key=f"decision:{row.pk}", next_attempt_at=now,
+                               context={"decision": row.decision, "pending": row.pk,
+                                        "deadline": row.deadline.isoformat(), "seq": game.seq})
+                  for row in rows if row.user_id is not None and not row.bot
+                  and _wants_mail(by_position.get(row.player))]
+    _queue(notes)
 
 
 def game_started(game: Game, seats: list[Seat]) -> None:

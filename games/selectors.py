@@ -144,8 +144,18 @@ def _mark_vacations(seats: list[Seat]) -> list[Seat]:
 
 
 def seats_of(game: Game) -> list[Seat]:
-    return _mark_vacations(list(Seat.objects.filter(game_id=game.pk).select_related("user")
-                                .order_by("position")))
+    return seats_of_many([game])[game.pk]
+
+
+def seats_of_many(games: list[Game]) -> dict[Any, list[Seat]]:
+    """The seats of several games (by game id, each by position) with their users and
+    vacations: two queries."""
+    seats: dict[Any, list[Seat]] = {game.pk: [] for game in games}
+    rows = _mark_vacations(list(Seat.objects.filter(game_id__in=list(seats))
+                                .select_related("user").order_by("game_id", "position")))
+    for seat in rows:
+        seats[seat.game_id].append(seat)
+    return seats
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:

@@ -16,9 +16,10 @@ import json
 import logging
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -145,64 +146,101 @@ def _timeout(game: Game, timer: str) -> int:
 
 
 def _sync_pending(game: Game, state: Any, seats: list[Seat], mover: int | None,
-                  now: dt.datetime) -> list[PendingDecision]:
-    """Make the PendingDecision rows mirror ``Game.pending(state)``.
+                  now: dt.datetime, current: list[PendingDecision] | None = None
+                  ) -> list[PendingDecision]:
+    """Make the PendingDecision rows of one game mirror ``Game.pending(state)`` (see
+    :func:`_sync_pending_many`)."""
+    sync = _PendingSync(game, state, seats, mover, current)
+    _sync_pending_many([sync], now)
+    return sync.rows
+
+
+@dataclass
+class _PendingSync:
+    """One game whose pending decisions follow a new state (see :func:`_sync_pending_many`).
+    ``current``: its rows, when the caller read them under the game lock; ``rows``: the result."""
+
+    game: Game
+    state: Any
+    seats: list[Seat]
+    mover: int | None
+    current: list[PendingDecision] | None = None
+    rows: list[PendingDecision] = field(default_factory=list)
+
+
+def _sync_pending_many(syncs: list[_PendingSync], now: dt.datetime) -> None:
+    """Make the PendingDecision rows of several locked games mirror ``Game.pending(state)``.
 
     A decision still awaited from a player who did not just move keeps its row and deadline;
-    every other one is replaced. Three queries at most, whatever the game's length.
+    every other one is replaced. At most four queries, whatever the number and the length of
+    the games: their rows (those the callers did not pass), the vacations of the players given
+    a new decision (only when one has a vacation ahead), one DELETE, one INSERT.
     """
     from accounts.vacations import intervals_by_user, push_deadline
 
-    engine = get_game(game.kind)
-    wanted = engine.pending(state) if state is not None else []
-    by_position = {seat.position: seat for seat in seats}
-    away: dict[int, list] | None = None
-    existing = {row.player: row for row in PendingDecision.objects.filter(game_id=game.pk)}
-    keep: list[PendingDecision] = []
-    create: list[PendingDecision] = []
-    for pending in wanted:
-        row = existing.pop(pending.player, None)
-        if (row is not None and pending.player != mover and row.seat == pending.seat
-                and row.decision == pending.decision):
-            keep.append(row)
-            continue
-        if row is not None:
-            existing[pending.player] = row  # replaced: delete the old row first
-        seat = by_position[pending.player]
-        seconds = _timeout(game, pending.timer)
-        bot = _bot_plays(game, seat)
-        deadline = now + dt.timedelta(seconds=seconds)
-        if seat.user_id is not None and not bot and getattr(seat, "vacation_ahead", True):
-            if away is None:  # one query for every human of the table, only when needed
-                away = intervals_by_user([s.user for s in seats if s.user_id], now)
-            if away.get(seat.user_id):
-                deadline = push_deadline(away[seat.user_id], now, deadline)
-        create.append(PendingDecision(
-            game_id=game.pk, player=pending.player, seat=pending.seat,
-            decision=pending.decision, seq=game.seq,
-            deadline=deadline,
-            remind_at=None if bot else now + dt.timedelta(seconds=seconds * REMIND_AT),
-            user_id=seat.user_id, bot=bot))
-    if existing:
-        PendingDecision.objects.filter(pk__in=[row.pk for row in existing.values()]).delete()
-    if create:
-        PendingDecision.objects.bulk_create(create)
-        _on_new_decisions(game, create, seats)
-    return keep + create
+    unread = [sync.game.pk for sync in syncs if sync.current is None]
+    if unread:
+        read: dict[Any, list[PendingDecision]] = {pk: [] for pk in unread}
+        for row in PendingDecision.objects.filter(game_id__in=unread).order_by():
+            read[row.game_id].append(row)
+        for sync in syncs:
+            if sync.current is None:
+                sync.current = read[sync.game.pk]
+    stale: list[int] = []
+    new: list[tuple[_PendingSync, PendingDecision, Seat]] = []
+    for sync in syncs:
+        engine = get_game(sync.game.kind)
+        wanted = engine.pending(sync.state) if sync.state is not None else []
+        by_position = {seat.position: seat for seat in sync.seats}
+        existing = {row.player: row for row in sync.current}
+        sync.rows = []
+        for pending in wanted:
+            row = existing.pop(pending.player, None)
+            if (row is not None and pending.player != sync.mover and row.seat == pending.seat
+                    and row.decision == pending.decision):
+                sync.rows.append(row)
+                continue
+            if row is not None:
+                existing[pending.player] = row  # replaced: delete the old row first
+            seat = by_position[pending.player]
+            seconds = _timeout(sync.game, pending.timer)
+            bot = _bot_plays(sync.game, seat)
+            new.append((sync, PendingDecision(
+                game_id=sync.game.pk, player=pending.player, seat=pending.seat,
+                decision=pending.decision, seq=sync.game.seq,
+                deadline=now + dt.timedelta(seconds=seconds),
+                remind_at=None if bot else now + dt.timedelta(seconds=seconds * REMIND_AT),
+                user_id=seat.user_id, bot=bot), seat))
+        stale += [row.pk for row in existing.values()]
+    # One query for the vacations of every human given a new decision who may have one.
+    away_users = {seat.user_id: seat.user for _sync, row, seat in new
+                  if seat.user_id is not None and not row.bot
+                  and getattr(seat, "vacation_ahead", True)}
+    away = intervals_by_user(away_users.values(), now) if away_users else {}
+    for _sync, row, seat in new:
+        if away.get(seat.user_id) and not row.bot:
+            row.deadline = push_deadline(away[seat.user_id], now, row.deadline)
+    if stale:
+        PendingDecision.objects.filter(pk__in=stale).delete()
+    if new:
+        PendingDecision.objects.bulk_create([row for _sync, row, _seat in new])
+    created: dict[int, list[PendingDecision]] = {}
+    for sync, row, _seat in new:
+        sync.rows.append(row)
+        created.setdefault(id(sync), []).append(row)
+    if created:
+        from . import notifications
+
+        fresh = [(sync.game, created[id(sync)], sync.seats) for sync in syncs
+                 if id(sync) in created]
+        notifications.decisions_awaited(fresh)
+        for game, rows, _seats in fresh:
+            _schedule_countdowns(game, rows)
 
 
 def _bot_plays(game: Game, seat: Seat) -> bool:
     """A bot decides for this seat: a bot seat, or an absent player's under the "bot" policy."""
     return seat.is_bot or (seat.absent and game.options.get("absent_policy", "bot") == "bot")
-
-
-def _on_new_decisions(game: Game, rows: list[PendingDecision], seats: list[Seat]) -> None:
-    """New pending decisions (inside the move's transaction): their players are told through the
-    outbox, and their short deadlines get countdowns."""
-    from . import notifications
-
-    notifications.decisions_awaited(game, rows, seats)
-    _schedule_countdowns(game, rows)
 
 
 def _schedule_countdowns(game: Game, rows: list[PendingDecision]) -> None:
@@ -233,9 +271,15 @@ def enqueue_countdowns(game_id: str, rows: list[tuple[int, dt.datetime]]) -> Non
 
 def _write_snapshot(game: Game, state: Any) -> None:
     """Upsert the snapshot at the game's seq (under the game lock): one query."""
-    data = get_game(game.kind).to_json(state)
+    _write_snapshots([(game, state)])
+
+
+def _write_snapshots(states: list[tuple[Game, Any]]) -> None:
+    """Upsert the snapshots of several locked games at their seqs: one query."""
+    now = timezone.now()
     Snapshot.objects.bulk_create(
-        [Snapshot(game_id=game.pk, seq=game.seq, state=data)],
+        [Snapshot(game_id=game.pk, seq=game.seq, state=get_game(game.kind).to_json(state),
+                  updated_at=now) for game, state in states],
         update_conflicts=True, unique_fields=["game"], update_fields=["seq", "state",
                                                                        "updated_at"])
 
@@ -404,42 +448,97 @@ def add_bots(user, game_id, count: int, kind: str = DEFAULT_BOT_KIND) -> dict[st
 
 
 def _apply(game: Game, seats: list[Seat], state: Any, mover: int, move: Any, *, actor: str,
-           user=None, by_user=None, schedule: bool = True
+           user=None, by_user=None, schedule: bool = True,
+           pending: list[PendingDecision] | None = None
            ) -> tuple[Any, list[PendingDecision], list[Seat]]:
-    """Under the game lock: ask the engine, append the record, refresh the snapshot, advance
-    ``seq``, replace the pending decisions, count absences, schedule the bots on commit.
-    Returns the new state, the pending decisions and the seats (re-read if a table move
-    followed)."""
-    engine = get_game(game.kind)
-    new_state, events = engine.apply(state, mover, move)
-    seat = next(seat for seat in seats if seat.position == mover)
-    now = timezone.now()
-    game.seq += 1
-    MoveRecord.objects.create(
-        game=game, seq=game.seq, seat=seat, actor=actor,
-        by_user=user if user is not None and user.is_authenticated else by_user,
-        payload=move, events=events)
-    _write_snapshot(game, new_state)
-    fields = ["seq", "updated_at"]
-    result = engine.result(new_state)
-    if result is not None:
-        game.status = Game.Status.FINISHED
-        game.finished_at = now
-        game.winners = list(result.winner_seats)
-        fields += ["status", "finished_at", "winners"]
-    game.save(update_fields=fields)
-    pending = _sync_pending(game, new_state, seats, mover, now)
-    if result is not None:
-        from . import notifications
+    """Under the game lock: apply one move (see :func:`_apply_many`). ``pending``: the game's
+    rows as read under this lock, if the caller has them. Returns the new state, the pending
+    decisions and the seats (re-read if a table move followed)."""
+    step = _Step(game, seats, state, mover, move, actor, user=user, by_user=by_user,
+                 pending=pending)
+    _apply_many([step], schedule=schedule)
+    return step.new_state, step.pending, step.seats
 
-        notifications.game_ended(game, seats)
-    if _track_absence(game, seat, actor) and result is None:
-        game.refresh_from_db(fields=["seq", "status", "updated_at"])
-        seats = selectors.seats_of(game)
-        pending = list(PendingDecision.objects.filter(game_id=game.pk))
+
+@dataclass
+class _Step:
+    """One move to apply in a locked game (see :func:`_apply_many`); ``new_state``,
+    ``pending`` (the game's rows afterwards) and ``seats`` are filled in."""
+
+    game: Game
+    seats: list[Seat]
+    state: Any
+    mover: int
+    move: Any
+    actor: str
+    user: Any = None
+    by_user: Any = None
+    pending: list[PendingDecision] | None = None
+    new_state: Any = None
+
+
+def _apply_many(steps: list[_Step], *, schedule: bool = True) -> None:
+    """Under the locks of the steps' games (one step per game): ask the engine for every move
+    (its errors are raised before anything is written), then, for all of them at once, append
+    the records, refresh the snapshots, advance ``seq``, replace the pending decisions, count
+    absences and schedule the bots on commit.
+
+    The queries are the same for one step and for many (a burst of timeouts is written in a
+    few queries); only a game that ends or a seat marked absent adds its own.
+    """
+    now = timezone.now()
+    results = []
+    for step in steps:
+        engine = get_game(step.game.kind)
+        step.new_state, events = engine.apply(step.state, step.mover, step.move)
+        results.append((engine.result(step.new_state), events))
+    records: list[MoveRecord] = []
+    movers: list[Seat] = []
+    ended = False
+    for step, (result, events) in zip(steps, results, strict=True):
+        game = step.game
+        seat = next(seat for seat in step.seats if seat.position == step.mover)
+        movers.append(seat)
+        game.seq += 1
+        game.updated_at = now
+        records.append(MoveRecord(
+            game=game, seq=game.seq, seat=seat, actor=step.actor,
+            by_user=(step.user if step.user is not None and step.user.is_authenticated
+                     else step.by_user),
+            payload=step.move, events=events))
+        if result is not None:
+            game.status = Game.Status.FINISHED
+            game.finished_at = now
+            game.winners = list(result.winner_seats)
+            ended = True
+    MoveRecord.objects.bulk_create(records)
+    _write_snapshots([(step.game, step.new_state) for step in steps])
+    fields = ["seq", "updated_at"] + (["status", "finished_at", "winners"] if ended else [])
+    if len(steps) == 1:
+        steps[0].game.save(update_fields=fields)
+    else:
+        Game.objects.bulk_update([step.game for step in steps], fields)
+    syncs = [_PendingSync(step.game, step.new_state, step.seats, step.mover, step.pending)
+             for step in steps]
+    _sync_pending_many(syncs, now)
+    for step, sync in zip(steps, syncs, strict=True):
+        step.pending = sync.rows
+    from . import notifications
+
+    for step, (result, _events) in zip(steps, results, strict=True):
+        if result is not None:
+            notifications.game_ended(step.game, step.seats)
+    for step, seat, action in zip(steps, movers, _track_absences(steps, movers), strict=True):
+        # (not once the game is over: its last move leaves the seats as they were)
+        if action is not None and step.game.status == Game.Status.ACTIVE:
+            _absence_move(step.game, seat, action)
+            game = step.game
+            game.refresh_from_db(fields=["seq", "status", "updated_at"])
+            step.seats = selectors.seats_of(game)
+            step.pending = list(PendingDecision.objects.filter(game_id=game.pk))
     if schedule:
-        _schedule_bots_on_commit(game, pending)
-    return new_state, pending, seats
+        for step in steps:
+            _schedule_bots_on_commit(step.game, step.pending)
 
 
 def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
@@ -492,26 +591,43 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
     return _idempotent(idempotency, work)
 
 
-def _track_absence(game: Game, seat: Seat, actor: str) -> bool:
-    """Count a seat's timeouts in a row; at the game's ``absent_after`` the seat is marked absent
-    (a table move); its player acting again gives the seat back at once. Under the game lock.
-    Returns whether a table move was appended."""
-    if actor == Actor.TIMEOUT:
-        seat.timeouts_in_row += 1
-        seat.save(update_fields=["timeouts_in_row"])
-        limit = game.options.get("absent_after", 3)
-        if not seat.absent and isinstance(limit, int) and seat.timeouts_in_row >= limit:
-            apply_table_move(game.pk, "absent", player=seat.position,
-                             reason=f"{seat.timeouts_in_row} timeouts in a row")
-            return True
-    elif actor == Actor.PLAYER:
-        if seat.absent:
-            apply_table_move(game.pk, "back", player=seat.position)
-            return True
-        if seat.timeouts_in_row:
-            seat.timeouts_in_row = 0
-            seat.save(update_fields=["timeouts_in_row"])
-    return False
+def _track_absences(steps: list[_Step], movers: list[Seat]) -> list[str | None]:
+    """Count each moving seat's timeouts in a row (one UPDATE for all the seats whose count
+    changed); returns, per step, the table action it calls for: ``"absent"`` at the game's
+    ``absent_after`` timeouts in a row, ``"back"`` when an absent player acted, else ``None``.
+    Under the games' locks."""
+    changed: list[Seat] = []
+    actions: list[str | None] = []
+    for step, seat in zip(steps, movers, strict=True):
+        action = None
+        if step.actor == Actor.TIMEOUT:
+            seat.timeouts_in_row += 1
+            changed.append(seat)
+            limit = step.game.options.get("absent_after", 3)
+            if not seat.absent and isinstance(limit, int) and seat.timeouts_in_row >= limit:
+                action = "absent"
+        elif step.actor == Actor.PLAYER:
+            if seat.absent:
+                action = "back"
+            elif seat.timeouts_in_row:
+                seat.timeouts_in_row = 0
+                changed.append(seat)
+        actions.append(action)
+    if len(changed) == 1:
+        changed[0].save(update_fields=["timeouts_in_row"])
+    elif changed:
+        Seat.objects.bulk_update(changed, ["timeouts_in_row"])
+    return actions
+
+
+def _absence_move(game: Game, seat: Seat, action: str) -> None:
+    """Append the table move :func:`_track_absences` called for: a seat marked absent, or
+    given back to its player who acted."""
+    if action == "absent":
+        apply_table_move(game.pk, "absent", player=seat.position,
+                         reason=f"{seat.timeouts_in_row} timeouts in a row")
+    else:
+        apply_table_move(game.pk, "back", player=seat.position)
 
 
 def _my_seat(game: Game, seats: list[Seat], user) -> Seat:
@@ -761,25 +877,17 @@ def play_timeout(game_id, pending_id: int, *, actor: str = Actor.TIMEOUT, by_use
     """
     with transaction.atomic():
         game = _lock(game_id)
-        row = PendingDecision.objects.filter(pk=pending_id, game_id=game.pk).first()
+        rows = list(PendingDecision.objects.filter(game_id=game.pk).order_by())
+        row = next((row for row in rows if row.pk == pending_id), None)
         if row is None or game.status != Game.Status.ACTIVE:
             return None
         if not force and row.deadline > timezone.now():
             return None
-        _timeout_locked(game, selectors.seats_of(game), None, row, actor=actor,
-                        by_user=by_user)
-        return game.seq
-
-
-def _timeout_locked(game: Game, seats: list[Seat], state: Any, row: PendingDecision, *,
-                    actor: str = Actor.TIMEOUT, by_user=None) -> tuple[Any, list[Seat]]:
-    """Apply ``row``'s timeout default in a game already locked (``state`` None: loaded)."""
-    if state is None:
         state = selectors.load_state(game, persist=False)
-    move = get_game(game.kind).timeout_move(state, row.player)
-    new_state, _pending, seats = _apply(game, seats, state, row.player, move, actor=actor,
-                                        by_user=by_user)
-    return new_state, seats
+        move = get_game(game.kind).timeout_move(state, row.player)
+        _apply(game, selectors.seats_of(game), state, row.player, move, actor=actor,
+               by_user=by_user, pending=rows)
+        return game.seq
 
 
 def resolve_due_deadlines(now: dt.datetime | None = None, limit: int = 200,
@@ -813,6 +921,10 @@ def due_game_ids(now: dt.datetime | None = None, limit: int = 200) -> list:
 
 #: Due games per fan-out task when many deadlines fall due at once.
 FANOUT_CHUNK = 50
+#: Games whose timeouts are played in one transaction (see :func:`resolve_games`).
+RESOLVE_BATCH = 25
+#: Deadlines anticipated together share a task if they fall within this of the first one.
+ANTICIPATE_SPREAD = dt.timedelta(milliseconds=500)
 
 
 def fan_out_due_deadlines(now: dt.datetime | None = None, limit: int = 5000) -> int:
@@ -836,32 +948,127 @@ def fan_out_due_deadlines(now: dt.datetime | None = None, limit: int = 5000) -> 
     return handed
 
 
+def anticipate_deadlines(now: dt.datetime | None = None, horizon: float | None = None,
+                         limit: int = 5000) -> int:
+    """Deadlines that fall due before the next sweep (within ``horizon`` seconds, by default
+    ``SWEEP_SECONDS``) get a task now, run by the broker when they pass: a deadline is resolved
+    when it falls due, not up to a sweep interval later, even the ones too far away for a
+    countdown when they were set. Games go in chunks of at most :data:`FANOUT_CHUNK` whose
+    deadlines lie within :data:`ANTICIPATE_SPREAD`; a chunk runs at its last deadline.
+
+    Nothing depends on these tasks: a chunk run twice, late or never leaves its games to the
+    next sweep, and a game another task already resolved is skipped. Returns how many games
+    were handed out.
+    """
+    from .tasks import resolve_games as resolve_task
+
+    now = now or timezone.now()
+    horizon = settings.SWEEP_SECONDS if horizon is None else horizon
+    firsts: dict[str, dt.datetime] = {}
+    for game_id, deadline in (PendingDecision.objects
+                              .filter(deadline__gt=now,
+                                      deadline__lte=now + dt.timedelta(seconds=horizon),
+                                      remaining__isnull=True, game__status=Game.Status.ACTIVE)
+                              .order_by("deadline").values_list("game_id", "deadline")[:limit]):
+        firsts.setdefault(str(game_id), deadline)
+    chunks: list[list[tuple[str, dt.datetime]]] = []
+    for game_id, deadline in firsts.items():  # in deadline order
+        if (not chunks or len(chunks[-1]) >= FANOUT_CHUNK
+                or deadline - chunks[-1][0][1] > ANTICIPATE_SPREAD):
+            chunks.append([])
+        chunks[-1].append((game_id, deadline))
+    handed = 0
+    for chunk in chunks:
+        try:
+            resolve_task.apply_async(args=[[game_id for game_id, _ in chunk]], eta=chunk[-1][1],
+                                     retry_policy=QUICK_RETRY)
+        except Exception:
+            logger.exception("could not anticipate deadlines; the sweep plays them")
+            break
+        handed += len(chunk)
+    return handed
+
+
 def _resolve_round(now: dt.datetime | None, limit: int) -> int:
     return resolve_games(due_game_ids(now, limit), now)
 
 
 def resolve_games(game_ids, now: dt.datetime | None = None) -> int:
     """Play the due timeouts of these games (each taken with SKIP LOCKED: a game another
-    worker holds is left to it)."""
-    now = now or timezone.now()
+    worker holds is left to it); returns how many were played.
+
+    Games are resolved :data:`RESOLVE_BATCH` to a transaction, their timeouts written together
+    (:func:`_resolve_batch`: a few queries and one commit for them all; their mails and bot
+    tasks are sent once it is made). If one of them fails, the batch is undone and its games
+    are resolved one by one, so a broken game cannot hold the others back (it is logged, and
+    left due for the next sweep).
+    """
+    # One query first: the games with nothing due (resolved by another task, a duplicate
+    # chunk, a late run) are not locked one by one.
+    ids = [str(game_id) for game_id in game_ids]
+    due = {str(game_id) for game_id in PendingDecision.objects.filter(
+        game_id__in=ids, deadline__lte=now or timezone.now(), remaining__isnull=True,
+    ).order_by().values_list("game_id", flat=True)} if ids else set()
+    ids = [game_id for game_id in ids if game_id in due]
     played = 0
-    for game_id in game_ids:
-        with transaction.atomic():
-            game = (Game.objects.select_for_update(skip_locked=True, of=("self",))
-                    .select_related("snapshot").filter(pk=game_id, status=Game.Status.ACTIVE)
-                    .first())
-            if game is None:
+    for start in range(0, len(ids), RESOLVE_BATCH):
+        batch = ids[start:start + RESOLVE_BATCH]
+        try:
+            with transaction.atomic():
+                played += _resolve_batch(batch, now)
+            continue
+        except Exception:
+            logger.warning("a batch of due deadlines failed: its games are resolved one by one",
+                           exc_info=True)
+        for game_id in batch:
+            try:
+                with transaction.atomic():
+                    played += _resolve_batch([game_id], now)
+            except Exception:
+                logger.exception("could not resolve the due deadlines of game %s", game_id)
+    return played
+
+
+def _resolve_batch(game_ids: list, now: dt.datetime | None) -> int:
+    """Inside a transaction: lock these games (SKIP LOCKED) and play their due timeouts, in
+    deadline order within each game. Each round plays one timeout in every game that has one
+    due, all written together (:func:`_apply_many`); a timeout may close a window or end the
+    game, so the rows are looked at again after each round (in memory: they come back from
+    the moves). A few queries per round, whatever the number of games."""
+    games = list(Game.objects.select_for_update(skip_locked=True, of=("self",))
+                 .select_related("snapshot").filter(pk__in=game_ids, status=Game.Status.ACTIVE)
+                 .order_by())
+    if not games:
+        return 0
+    now = now or timezone.now()
+    rows: dict[Any, list[PendingDecision]] = {game.pk: [] for game in games}
+    for row in PendingDecision.objects.filter(game_id__in=list(rows)).order_by():
+        rows[row.game_id].append(row)
+    seats: dict[Any, list[Seat]] | None = None
+    states: dict[Any, Any] = {}
+    played = 0
+    for _round in range(max(game.seat_count for game in games) * 2):
+        steps = []
+        for game in games:
+            due = [row for row in rows[game.pk]
+                   if row.remaining is None and row.deadline <= now]
+            if not due or game.status != Game.Status.ACTIVE:
                 continue
-            seats, state = selectors.seats_of(game), None
-            # One timeout may close a window or end the game: re-read after each one.
-            for _ in range(game.seat_count * 2):
-                row = (PendingDecision.objects.filter(game_id=game_id, deadline__lte=now,
-                                                      remaining__isnull=True)
-                       .order_by("deadline", "seat").first())
-                if row is None or game.status != Game.Status.ACTIVE:
-                    break
-                state, seats = _timeout_locked(game, seats, state, row)
-                played += 1
+            if seats is None:  # read once, for every game, only if something is due
+                seats = selectors.seats_of_many(games)
+            if game.pk not in states:
+                states[game.pk] = selectors.load_state(game, persist=False)
+            row = min(due, key=lambda row: (row.deadline, row.seat))
+            move = get_game(game.kind).timeout_move(states[game.pk], row.player)
+            steps.append(_Step(game, seats[game.pk], states[game.pk], row.player, move,
+                               Actor.TIMEOUT, pending=rows[game.pk]))
+        if not steps:
+            break
+        _apply_many(steps)
+        for step in steps:
+            states[step.game.pk], rows[step.game.pk] = step.new_state, step.pending
+            seats[step.game.pk] = step.seats
+        played += len(steps)
     return played
 
 

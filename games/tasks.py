@@ -27,7 +27,8 @@ def resolve_deadline(game_id: str, pending_id: int) -> int | None:
 
 @shared_task(name="games.resolve_games", ignore_result=True, acks_late=True)
 def resolve_games(game_ids: list[str]) -> int:
-    """A share of a burst of due deadlines (see ``services.fan_out_due_deadlines``)."""
+    """A share of a burst of due deadlines (see ``services.fan_out_due_deadlines``), or of the
+    deadlines falling due before the next sweep (``services.anticipate_deadlines``)."""
     return services.resolve_games(game_ids)
 
 
@@ -38,9 +39,11 @@ def deliver_notification(notification_id: int) -> str:
 
 @shared_task(name="games.sweep", ignore_result=True)
 def sweep() -> dict[str, int]:
-    """The periodic sweep (Celery beat): due deadlines, lost bot turns, reminders, undelivered
-    messages, expired idempotency keys. Everything here is also safe to run twice at once."""
+    """The periodic sweep (Celery beat): deadlines falling due before the next sweep, due
+    deadlines, lost bot turns, reminders, undelivered messages, expired idempotency keys.
+    Everything here is also safe to run twice at once."""
     return {
+        "anticipated": services.anticipate_deadlines(),
         "handed_out": services.fan_out_due_deadlines(),
         "timeouts": services.resolve_due_deadlines(budget=settings.SWEEP_SECONDS * 4),
         "bots": services.play_stale_bots(),

@@ -11,6 +11,7 @@ from unittest import mock
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import selectors, services, tasks
@@ -298,18 +299,24 @@ def test_a_real_worker_resolves_a_short_deadline_by_itself():
             deadline=timezone.now() + dt.timedelta(seconds=1))
         tasks.resolve_deadline.apply_async(args=[str(game.pk), row.pk],
                                            eta=timezone.now() + dt.timedelta(seconds=1))
-        # And the sweep, as beat would run it, for a deadline that passed with no worker.
+        # And the sweep, as beat would run it, for a deadline that passed with no worker, and
+        # for a day-long deadline (no countdown) that falls due before the next sweep.
         other = new_game(users, move_timeout=86_400)
         expire(other)
+        ahead = new_game(users, move_timeout=86_400)
+        due = timezone.now() + dt.timedelta(seconds=2)
+        PendingDecision.objects.filter(game=ahead).update(deadline=due)
         tasks.sweep.delay()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if (MoveRecord.objects.filter(game=game, actor="timeout").exists()
-                    and MoveRecord.objects.filter(game=other, actor="timeout").exists()):
+            if all(MoveRecord.objects.filter(game=g, actor="timeout").exists()
+                   for g in (game, other, ahead)):
                 break
             time.sleep(0.1)
         else:
             pytest.fail("the worker did not resolve the deadlines")
+        # The sweep ran once: the anticipated deadline was played by its task, not early.
+        assert MoveRecord.objects.get(game=ahead, actor="timeout").created_at >= due
 
 
 @pytest.mark.postgres
@@ -438,3 +445,130 @@ def test_a_burst_of_due_deadlines_is_handed_out_in_chunks(users, monkeypatch):
         assert tasks.resolve_games(chunk) == 0
     assert services.resolve_due_deadlines() == 2
     assert MoveRecord.objects.filter(actor="timeout").count() == 5
+
+
+def test_deadlines_before_the_next_sweep_get_a_task_at_their_deadline(users, monkeypatch,
+                                                                      settings):
+    settings.SWEEP_SECONDS = 5
+    handed = []
+    monkeypatch.setattr(tasks.resolve_games, "apply_async",
+                        lambda args, eta, **kw: handed.append((args[0], eta)))
+    monkeypatch.setattr(services, "FANOUT_CHUNK", 2)
+    now = timezone.now()
+    at = [now + dt.timedelta(seconds=s) for s in (1, 1, 1.2, 3, 9)]
+    games = [new_game(users) for _ in at]
+    for game, when in zip(games, at, strict=True):
+        PendingDecision.objects.filter(game=game).update(deadline=when)
+    due_now, paused = new_game(users), new_game(users)
+    expire(due_now)  # due already: the fan-out's and the sweep's, not anticipated
+    PendingDecision.objects.filter(game=paused).update(deadline=at[0])
+    services.apply_table_move(paused.pk, "pause")
+    assert services.anticipate_deadlines(now) == 4  # not the one 9 s away
+    # Chunks of at most FANOUT_CHUNK games, within half a second, each at its last deadline.
+    assert [(sorted(ids), eta) for ids, eta in handed] == [
+        (sorted([str(games[0].pk), str(games[1].pk)]), at[1]), ([str(games[2].pk)], at[2]),
+        ([str(games[3].pk)], at[3])]
+    # A chunk run early plays nothing; at its deadline, its games; run again, nothing more.
+    ids, eta = handed[0]
+    assert services.resolve_games(ids, now) == 0
+    assert services.resolve_games(ids, eta) == 2
+    assert services.resolve_games(ids, eta) == 0
+    assert MoveRecord.objects.filter(actor="timeout").count() == 2
+
+
+def test_a_game_that_fails_to_time_out_does_not_hold_the_others_back(users, monkeypatch,
+                                                                     caplog):
+    games = [new_game(users) for _ in range(3)]
+    for game in games:
+        expire(game)
+    broken = games[1]
+    real_apply = services._apply_many
+    tried = []
+
+    def apply_many(steps, **kwargs):
+        tried.append([step.game.pk for step in steps])
+        if any(step.game.pk == broken.pk for step in steps):
+            raise RuntimeError("engine bug")
+        return real_apply(steps, **kwargs)
+
+    monkeypatch.setattr(services, "_apply_many", apply_many)
+    assert services.resolve_games([str(g.pk) for g in games]) == 2
+    # The batch was tried whole and undone, then game by game.
+    assert [sorted(map(str, pks)) for pks in tried] == [
+        sorted(str(g.pk) for g in games), [str(games[0].pk)], [str(broken.pk)],
+        [str(games[2].pk)]]
+    assert "could not resolve the due deadlines of game" in caplog.text
+    assert [MoveRecord.objects.filter(game=g).count() for g in games] == [1, 0, 1]
+    assert services.due_game_ids() == [broken.pk]
+
+
+def _ends_at_the_next_move(monkeypatch):
+    from games.engine.base import Result
+
+    monkeypatch.setattr(get_game("mascarade"), "result",
+                        lambda state: Result(winner_seats=(0,), winner_players=(0,)))
+
+
+def test_a_timeout_that_ends_the_game_marks_nobody_absent(users, monkeypatch):
+    # Its player's first timeout would mark them absent, but the table takes no move once the
+    # game is over: the game ends all the same.
+    game = new_game(users, absent_after=1)
+    _ends_at_the_next_move(monkeypatch)
+    expire(game)
+    assert services.resolve_due_deadlines() == 1
+    game.refresh_from_db()
+    assert (game.status, game.seq, game.winners) == (Game.Status.FINISHED, 1, [0])
+    assert list(MoveRecord.objects.filter(game=game).values_list("actor", flat=True)) == [
+        "timeout"]
+    assert not Seat.objects.filter(game=game, absent=True).exists()
+
+
+def test_an_absent_players_move_that_ends_the_game_is_accepted(users, monkeypatch):
+    game = new_game(users)
+    row = PendingDecision.objects.get(game=game)
+    services.apply_table_move(game.pk, "absent", player=row.player)
+    move = get_game("mascarade").timeout_move(state_of(game), row.player)
+    _ends_at_the_next_move(monkeypatch)
+    outcome = services.submit_move(game.pk, move, user=users[row.player])
+    game.refresh_from_db()
+    assert outcome.status == 201 and game.status == Game.Status.FINISHED
+    assert MoveRecord.objects.filter(game=game).count() == 2  # the absence, the move
+
+
+def test_a_burst_resolved_in_batches_leaves_each_game_as_its_records_say(users, monkeypatch):
+    monkeypatch.setattr(services, "RESOLVE_BATCH", 4)
+    engine = get_game("mascarade")
+    games = [new_game(users, absent_after=2, absent_policy="wait",
+                      challenge_mode="simultaneous" if k % 2 else "sequential")
+             for k in range(6)]
+    for _round in range(6):
+        for game in games:
+            expire(game)
+        assert services.resolve_due_deadlines() >= len(games)
+    for game in games:
+        game.refresh_from_db()
+        _engine, replayed = replay_records(game)
+        state = state_of(game)
+        assert engine.to_json(replayed) == engine.to_json(state)
+        records = MoveRecord.objects.filter(game=game)
+        assert set(records.values_list("actor", flat=True)) == {"timeout", "system"}
+        # Seats that timed out twice in a row were marked absent, once each.
+        assert Seat.objects.filter(game=game, absent=True).count() == records.filter(
+            actor="system").count() > 0
+        if game.status == Game.Status.ACTIVE:
+            assert ({(row.player, row.decision) for row in PendingDecision.objects.filter(
+                game=game)} == {(p.player, p.decision) for p in engine.pending(state)})
+
+
+def test_a_burst_of_timeouts_costs_the_same_queries_for_two_games_or_eight(
+        users):
+    def burst(count):
+        games = [new_game(users) for _ in range(count)]
+        for game in games:
+            expire(game)
+        ids = [str(game.pk) for game in games]
+        with CaptureQueriesContext(connection) as queries:
+            assert services.resolve_games(ids) == count
+        return len(queries)
+
+    assert burst(2) == burst(8)
