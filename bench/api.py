@@ -6,9 +6,10 @@ PostgreSQL. Prints sustained moves/s and p50/p95/p99 latencies of ``POST /moves/
 
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench`` on the local
 PostgreSQL) is dropped and created anew. ``REDIS_URL``, when set, is used as in production (cache
-for the throttles). Each client owns a game of four seats (four users, four tokens): it reads the
-game as the awaited player, reads that player's legal moves, lets a bot choose one and sends it
-with ``expected_seq``. ``--seconds`` sets the length of each measured run.
+for the throttles). Each client owns a game of four seats (four users, four tokens) and plays
+it in two requests per move: it reads the game as the awaited player (named by the answer to
+its last move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it with
+``expected_seq``. ``--seconds`` sets the length of each measured run.
 """
 
 from __future__ import annotations
@@ -181,17 +182,17 @@ class Client(threading.Thread):
                 self.table = self.new_table()
                 awaited = self.table["first"]
                 continue
-            awaited = game["state"]["awaiting"][0]["player"]
-            token = self.table["tokens"][awaited]
-            _s, legal, _ms = self.call("GET", url + "legal-moves/", token)
-            if not legal.get("moves"):
+            moves = (game.get("you") or {}).get("legal_moves")
+            if not moves:  # read as someone else than the awaited player: read again as them
+                awaited = game["state"]["awaiting"][0]["player"]
                 continue
+            token = self.table["tokens"][awaited]
             if self.policy == "quiet":
-                move = quiet(legal["moves"])
+                move = quiet(moves)
             else:
-                move = bot.choose({}, legal["moves"], [], self.rng)
+                move = bot.choose({}, moves, [], self.rng)
             status, answer, ms = self.call("POST", url + "moves/", token,
-                                           {"move": move, "expected_seq": legal["seq"]})
+                                           {"move": move, "expected_seq": game["seq"]})
             if self.stop.is_set():
                 break
             self.post_ms.append(ms)

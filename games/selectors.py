@@ -245,6 +245,9 @@ def game_payload(loaded: Loaded, user) -> dict[str, Any]:
     state, you = state_payload(loaded, player)
     if you is None and player is not None:
         you = {"seat": player, "knowledge": []}
+    if you is not None:
+        # Added to the contract's shape: a client reads the game and moves, one request less.
+        you["legal_moves"] = _legal_moves(loaded, player)
     out = summary_payload(game, loaded.seats)
     out["state"] = state
     out["you"] = you
@@ -275,12 +278,16 @@ def summary_payload(game: Game, seats: list[Seat]) -> dict[str, Any]:
 
 
 def legal_moves_payload(loaded: Loaded, user) -> dict[str, Any]:
-    player = loaded.player_of(user)
-    moves: list = []
-    if (player is not None and loaded.state is not None
-            and loaded.game.status == Game.Status.ACTIVE):
-        moves = get_game(loaded.game.kind).legal_moves(loaded.state, player)
-    return {"seq": loaded.game.seq, "moves": moves}
+    return {"seq": loaded.game.seq, "moves": _legal_moves(loaded, loaded.player_of(user))}
+
+
+def _legal_moves(loaded: Loaded, player: int | None) -> list:
+    """The moves ``player`` may send now (none for a spectator, or while the game is not
+    active)."""
+    if (player is None or loaded.state is None
+            or loaded.game.status != Game.Status.ACTIVE):
+        return []
+    return get_game(loaded.game.kind).legal_moves(loaded.state, player)
 
 
 def _event_payload(seq: int, at: str | None, event: dict, names: dict[int, str]) -> dict:

@@ -187,6 +187,9 @@ class KnowledgeOut(serializers.Serializer):
 class YouOut(serializers.Serializer):
     seat = serializers.IntegerField()
     knowledge = KnowledgeOut(many=True)
+    legal_moves = serializers.ListField(
+        child=MoveField(), help_text="the moves you may send now, as `legal-moves` lists them "
+        "(empty when nothing is awaited from you)")
 
 
 class GameSummaryOut(serializers.Serializer):

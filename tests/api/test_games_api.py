@@ -46,7 +46,7 @@ def test_create_a_game_the_creator_takes_seat_0(users, clients):
     assert body["players"] == [{"position": 0, "player": users[0].username, "is_bot": False,
                                 "absent": False, "wants_pause": False, "vacation": False}]
     assert body["options"]["players"] == 4 and body["options"]["scenario"] == "A"
-    assert body["state"] is None and body["you"] == {"seat": 0, "knowledge": []}
+    assert body["state"] is None and body["you"] == {"seat": 0, "knowledge": [], "legal_moves": []}
     assert "seed" not in body and "seed" not in body["options"]
     assert Seat.objects.get(game_id=body["id"]).user == users[0]
 
@@ -183,7 +183,7 @@ def test_game_reads_send_an_etag_and_answer_304_while_nothing_changed(users, cli
 def test_join_takes_the_lowest_free_seat_and_the_last_one_starts_the_game(users, clients):
     game_id = create(clients[0]).json()["id"]
     assert clients[1].post(game_url(game_id, "join/"), {}, format="json").json()["you"] == {
-        "seat": 1, "knowledge": []}
+        "seat": 1, "knowledge": [], "legal_moves": []}
     assert clients[1].post(game_url(game_id, "leave/")).status_code == 200
     assert clients[2].post(game_url(game_id, "join/")).json()["you"]["seat"] == 1
     assert clients[1].post(game_url(game_id, "join/")).json()["you"]["seat"] == 2
@@ -271,7 +271,10 @@ def test_legal_moves_for_the_awaited_player_only(users, clients):
             assert legal["moves"] and {m["type"] for m in legal["moves"]} == {"exchange"}
         else:
             assert legal["moves"] == []
+        # The game as read by that player carries the same moves.
+        assert client.get(game_url(game.pk)).json()["you"]["legal_moves"] == legal["moves"]
     assert client_for().get(game_url(game.pk, "legal-moves/")).json() == {"seq": 0, "moves": []}
+    assert client_for().get(game_url(game.pk)).json()["you"] is None
 
 
 def test_send_a_move_and_read_the_events(users, clients):
