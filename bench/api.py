@@ -187,10 +187,8 @@ class Client(threading.Thread):
                 awaited = game["state"]["awaiting"][0]["player"]
                 continue
             token = self.table["tokens"][awaited]
-            if self.policy == "quiet":
-                move = quiet(moves)
-            else:
-                move = bot.choose({}, moves, [], self.rng)
+            move = (quiet(moves) if self.policy == "quiet"
+                    else bot.choose({}, moves, [], self.rng))
             status, answer, ms = self.call("POST", url + "moves/", token,
                                            {"move": move, "expected_seq": game["seq"]})
             if self.stop.is_set():
