@@ -131,7 +131,8 @@ def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
     ``remind_at`` is cleared); a decision already answered has no row left, so no reminder."""
     now = now or timezone.now()
     with transaction.atomic():
-        rows = list(PendingDecision.objects.select_for_update(skip_locked=True)
+        # (of=self: the rows only, not the joined games, which moves would wait for)
+        rows = list(PendingDecision.objects.select_for_update(skip_locked=True, of=("self",))
                     .filter(remind_at__lte=now, remaining__isnull=True, bot=False,
                             user__isnull=False, game__status=Game.Status.ACTIVE)
                     .order_by("remind_at")[:limit])
