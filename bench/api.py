@@ -244,6 +244,11 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare)
             "errors": errors}
 
 
+def levels(text: str) -> list[int]:
+    """``"10,50"`` → ``[10, 50]``; empty or zero levels are left out (``--long-clients 0``)."""
+    return [n for n in (int(x) for x in text.split(",") if x.strip()) if n > 0]
+
+
 def report(label: str, result: dict) -> None:
     post, get = result["post"], result["get"]
     errors = f"  non-201: {result['errors']}" if result["errors"] else ""
@@ -285,12 +290,12 @@ def main() -> None:
         print(f"gunicorn 2 workers on 127.0.0.1:{port}, PostgreSQL {urlsplit(db_url).path[1:]}, "
               f"cache {'Redis' if os.environ.get('REDIS_URL') else 'local memory'}; "
               f"{args.seconds:.0f} s per run; {os.cpu_count()} cores", flush=True)
-        for n in [int(x) for x in args.clients.split(",")]:
+        for n in levels(args.clients):
             tables = make_tables(n, f"n{n}x")
             connection.close()
             report(f"{n:>3} clients, new games, random bot", run_level(
                 port, tables, "random", args.seconds, spare))
-        for n in [int(x) for x in args.long_clients.split(",")]:
+        for n in levels(args.long_clients):
             short = make_tables(n, f"q{n}x")
             connection.close()
             report(f"{n:>3} clients, new games, quiet bot", run_level(
