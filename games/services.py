@@ -158,7 +158,8 @@ def _sync_pending(game: Game, state: Any, seats: list[Seat], mover: int | None,
 @dataclass
 class _PendingSync:
     """One game whose pending decisions follow a new state (see :func:`_sync_pending_many`).
-    ``current``: its rows, when the caller read them under the game lock; ``rows``: the result."""
+    ``current``: its rows, when the caller read them under the game lock; ``rows``: the result,
+    of which ``created`` are new."""
 
     game: Game
     state: Any
@@ -166,6 +167,7 @@ class _PendingSync:
     mover: int | None
     current: list[PendingDecision] | None = None
     rows: list[PendingDecision] = field(default_factory=list)
+    created: list[PendingDecision] = field(default_factory=list)
 
 
 def _sync_pending_many(syncs: list[_PendingSync], now: dt.datetime) -> None:
@@ -193,7 +195,6 @@ def _sync_pending_many(syncs: list[_PendingSync], now: dt.datetime) -> None:
         wanted = engine.pending(sync.state) if sync.state is not None else []
         by_position = {seat.position: seat for seat in sync.seats}
         existing = {row.player: row for row in sync.current}
-        sync.rows = []
         for pending in wanted:
             row = existing.pop(pending.player, None)
             if (row is not None and pending.player != sync.mover and row.seat == pending.seat
@@ -224,15 +225,13 @@ def _sync_pending_many(syncs: list[_PendingSync], now: dt.datetime) -> None:
         PendingDecision.objects.filter(pk__in=stale).delete()
     if new:
         PendingDecision.objects.bulk_create([row for _sync, row, _seat in new])
-    created: dict[int, list[PendingDecision]] = {}
     for sync, row, _seat in new:
         sync.rows.append(row)
-        created.setdefault(id(sync), []).append(row)
-    if created:
+        sync.created.append(row)
+    fresh = [(sync.game, sync.created, sync.seats) for sync in syncs if sync.created]
+    if fresh:
         from . import notifications
 
-        fresh = [(sync.game, created[id(sync)], sync.seats) for sync in syncs
-                 if id(sync) in created]
         notifications.decisions_awaited(fresh)
         for game, rows, _seats in fresh:
             _schedule_countdowns(game, rows)
@@ -931,20 +930,25 @@ def fan_out_due_deadlines(now: dt.datetime | None = None, limit: int = 5000) -> 
     """Many games due at once: hand them out in chunks to tasks, so every worker process
     starts on them at once (each game is still taken with SKIP LOCKED). Returns how many
     games were handed out; a broker that does not answer leaves them to the sweep itself."""
+    ids = [str(game_id) for game_id in due_game_ids(now, limit)]
+    # (the first chunk is the sweep's own)
+    return _hand_out([(ids[start:start + FANOUT_CHUNK], None)
+                      for start in range(FANOUT_CHUNK, len(ids), FANOUT_CHUNK)])
+
+
+def _hand_out(chunks: list[tuple[list[str], dt.datetime | None]]) -> int:
+    """A ``resolve_games`` task per chunk of game ids (run at its ``eta``, or now). Returns how
+    many games were handed out: a broker that does not answer leaves the rest to the sweep."""
     from .tasks import resolve_games
 
-    ids = [str(game_id) for game_id in due_game_ids(now, limit)]
-    if len(ids) <= FANOUT_CHUNK:
-        return 0
     handed = 0
-    for start in range(FANOUT_CHUNK, len(ids), FANOUT_CHUNK):
+    for ids, eta in chunks:
         try:
-            resolve_games.apply_async(args=[ids[start:start + FANOUT_CHUNK]],
-                                      retry_policy=QUICK_RETRY)
+            resolve_games.apply_async(args=[ids], eta=eta, retry_policy=QUICK_RETRY)
         except Exception:
-            logger.exception("could not hand out due deadlines; the sweep plays them")
+            logger.exception("could not hand out deadlines; the sweep plays them")
             break
-        handed += len(ids[start:start + FANOUT_CHUNK])
+        handed += len(ids)
     return handed
 
 
@@ -960,8 +964,6 @@ def anticipate_deadlines(now: dt.datetime | None = None, horizon: float | None =
     next sweep, and a game another task already resolved is skipped. Returns how many games
     were handed out.
     """
-    from .tasks import resolve_games as resolve_task
-
     now = now or timezone.now()
     horizon = settings.SWEEP_SECONDS if horizon is None else horizon
     firsts: dict[str, dt.datetime] = {}
@@ -977,16 +979,7 @@ def anticipate_deadlines(now: dt.datetime | None = None, horizon: float | None =
                 or deadline - chunks[-1][0][1] > ANTICIPATE_SPREAD):
             chunks.append([])
         chunks[-1].append((game_id, deadline))
-    handed = 0
-    for chunk in chunks:
-        try:
-            resolve_task.apply_async(args=[[game_id for game_id, _ in chunk]], eta=chunk[-1][1],
-                                     retry_policy=QUICK_RETRY)
-        except Exception:
-            logger.exception("could not anticipate deadlines; the sweep plays them")
-            break
-        handed += len(chunk)
-    return handed
+    return _hand_out([([game_id for game_id, _ in chunk], chunk[-1][1]) for chunk in chunks])
 
 
 def _resolve_round(now: dt.datetime | None, limit: int) -> int:
