@@ -144,18 +144,7 @@ def _mark_vacations(seats: list[Seat]) -> list[Seat]:
 
 
 def seats_of(game: Game) -> list[Seat]:
-    return seats_of_many([game])[game.pk]
-
-
-def seats_of_many(games: list[Game]) -> dict[Any, list[Seat]]:
-    """The seats of several games (by game id, each by position) with their users and
-    vacations: two queries."""
-    seats: dict[Any, list[Seat]] = {game.pk: [] for game in games}
-    rows = _mark_vacations(list(Seat.objects.filter(game_id__in=list(seats))
-                                .select_related("user").order_by("game_id", "position")))
-    for seat in rows:
-        seats[seat.game_id].append(seat)
-    return seats
+    return seats_by_game([game])[game.pk]
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:
@@ -389,7 +378,8 @@ def games_of(user, status: str | None = None, my_turn: bool | None = None) -> Qu
 
 
 def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
-    """Seats of several games in one query."""
+    """The seats of several games (by game id, each by position) with their users and their
+    vacations: two queries."""
     out: dict[Any, list[Seat]] = {game.pk: [] for game in games}
     for seat in _mark_vacations(list(Seat.objects.filter(game_id__in=list(out))
                                       .select_related("user").order_by("game_id", "position"))):

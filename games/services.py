@@ -1048,7 +1048,7 @@ def _resolve_batch(game_ids: list, now: dt.datetime | None) -> int:
             if not due or game.status != Game.Status.ACTIVE:
                 continue
             if seats is None:  # read once, for every game, only if something is due
-                seats = selectors.seats_of_many(games)
+                seats = selectors.seats_by_game(games)
             if game.pk not in states:
                 states[game.pk] = selectors.load_state(game, persist=False)
             row = min(due, key=lambda row: (row.deadline, row.seat))
