@@ -909,13 +909,14 @@ def resolve_due_deadlines(now: dt.datetime | None = None, limit: int = 200,
     return played
 
 
-def due_game_ids(now: dt.datetime | None = None, limit: int = 200) -> list:
-    """Active games with a decision past its deadline."""
+def due_game_ids(now: dt.datetime | None = None, limit: int = 200, among=None) -> list:
+    """Active games with a decision past its deadline (``among`` these ids, if given)."""
     now = now or timezone.now()
-    return list(PendingDecision.objects
-                .filter(deadline__lte=now, remaining__isnull=True,
-                        game__status=Game.Status.ACTIVE)
-                .order_by("game_id").values_list("game_id", flat=True).distinct()[:limit])
+    rows = PendingDecision.objects.filter(deadline__lte=now, remaining__isnull=True,
+                                          game__status=Game.Status.ACTIVE)
+    if among is not None:
+        rows = rows.filter(game_id__in=list(among))
+    return list(rows.order_by("game_id").values_list("game_id", flat=True).distinct()[:limit])
 
 
 #: Due games per fan-out task when many deadlines fall due at once.
@@ -983,7 +984,7 @@ def anticipate_deadlines(now: dt.datetime | None = None, horizon: float | None =
 
 
 def _resolve_round(now: dt.datetime | None, limit: int) -> int:
-    return resolve_games(due_game_ids(now, limit), now)
+    return _resolve_in_batches(due_game_ids(now, limit), now)
 
 
 def resolve_games(game_ids, now: dt.datetime | None = None) -> int:
@@ -999,10 +1000,12 @@ def resolve_games(game_ids, now: dt.datetime | None = None) -> int:
     # One query first: the games with nothing due (resolved by another task, a duplicate
     # chunk, a late run) are not locked one by one.
     ids = [str(game_id) for game_id in game_ids]
-    due = {str(game_id) for game_id in PendingDecision.objects.filter(
-        game_id__in=ids, deadline__lte=now or timezone.now(), remaining__isnull=True,
-    ).order_by().values_list("game_id", flat=True)} if ids else set()
-    ids = [game_id for game_id in ids if game_id in due]
+    due = {str(game_id) for game_id in due_game_ids(now, len(ids), among=ids)} if ids else set()
+    return _resolve_in_batches([game_id for game_id in ids if game_id in due], now)
+
+
+def _resolve_in_batches(ids: list, now: dt.datetime | None) -> int:
+    """:func:`resolve_games` for games known to have something due."""
     played = 0
     for start in range(0, len(ids), RESOLVE_BATCH):
         batch = ids[start:start + RESOLVE_BATCH]
