@@ -10,17 +10,19 @@ way the number of queries does not depend on the length of the game.
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import IntegrityError, transaction
-from django.db.models import F, Min, Q, QuerySet
+from django.db.models import Exists, F, Min, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import SPECTATOR, get_game
 from games.engine.registry import view_event
 from games.engine.table import fold_table, is_table_move
+from mascarade_site.prepared import PreparedQuery
 
 from .models import Game, MoveRecord, PendingDecision, Seat, Snapshot
 
@@ -122,29 +124,43 @@ def game_queryset() -> QuerySet[Game]:
     return Game.objects.select_related("snapshot", "created_by")
 
 
-def _mark_vacations(seats: list[Seat]) -> list[Seat]:
-    """Set ``on_vacation`` (their user declared today, UTC, a vacation day) and
-    ``vacation_ahead`` (a vacation under way or to come) on each seat: one small query."""
+def _seats_with_vacations(today: dt.date, yesterday: dt.date) -> QuerySet[Seat]:
+    """Seats with their users, each marked ``on_vacation`` (their user declared ``today``, UTC,
+    a vacation day) and ``vacation_ahead`` (a vacation under way or to come; from
+    ``yesterday``: one ending today in a time zone behind UTC)."""
     from accounts.models import Vacation
 
+    mine = Vacation.objects.filter(user_id=OuterRef("user_id"))
+    return Seat.objects.select_related("user").annotate(
+        on_vacation=Exists(mine.filter(start__lte=today, end__gte=today)),
+        vacation_ahead=Exists(mine.filter(end__gte=yesterday)))
+
+
+# The hottest reads (every API request about a game), compiled once: see mascarade_site.prepared.
+_GAME = PreparedQuery(lambda pk: game_queryset().filter(pk=pk).order_by()[:1], uuid.UUID)
+_SEATS = PreparedQuery(lambda pk, today, yesterday: _seats_with_vacations(today, yesterday)
+                       .filter(game_id=pk).order_by("position"), uuid.UUID, dt.date, dt.date)
+PENDING = PreparedQuery(lambda pk: PendingDecision.objects.filter(game_id=pk), uuid.UUID)
+
+
+def as_uuid(value: Any) -> uuid.UUID | None:
+    """A game id as a UUID, or ``None`` if it is not one."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def _days() -> tuple[dt.date, dt.date]:
     today = timezone.now().date()
-    users = {seat.user_id for seat in seats if seat.user_id is not None}
-    spans: dict[int, list[tuple]] = {}
-    if users:
-        # (yesterday: a vacation ending today in a time zone behind UTC)
-        for user_id, start, end in Vacation.objects.filter(
-                user_id__in=users, end__gte=today - dt.timedelta(days=1)).values_list(
-                "user_id", "start", "end"):
-            spans.setdefault(user_id, []).append((start, end))
-    for seat in seats:
-        mine = spans.get(seat.user_id, [])
-        seat.vacation_ahead = bool(mine)
-        seat.on_vacation = any(start <= today <= end for start, end in mine)
-    return seats
+    return today, today - dt.timedelta(days=1)
 
 
 def seats_of(game: Game) -> list[Seat]:
-    return seats_by_game([game])[game.pk]
+    """The seats of one game by position, with their users and vacations: one query."""
+    return _SEATS(as_uuid(game.pk), *_days())
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:
@@ -159,7 +175,11 @@ def can_see(game: Game, seats: list[Seat], user) -> bool:
 def find_game(game_id) -> Game | None:
     """The game row with its snapshot and creator, in one query (whoever may see it: see
     :func:`load_for_viewer`)."""
-    return game_queryset().filter(pk=game_id).first()
+    key = as_uuid(game_id)
+    if key is None:  # as the ORM says it (a ValidationError)
+        return game_queryset().filter(pk=game_id).first()
+    found = _GAME(key)
+    return found[0] if found else None
 
 
 def load_for_viewer(game: Game, user, *, with_state: bool = True,
@@ -178,7 +198,7 @@ def complete(loaded: Loaded, *, with_pending: bool = True) -> Loaded:
     """Add the state (and pending decisions) to a game loaded without them."""
     loaded.state = load_state(loaded.game)
     if with_pending and loaded.game.status != Game.Status.OPEN:
-        loaded.pending = list(PendingDecision.objects.filter(game_id=loaded.game.pk))
+        loaded.pending = PENDING(as_uuid(loaded.game.pk))
     return loaded
 
 
@@ -379,9 +399,9 @@ def games_of(user, status: str | None = None, my_turn: bool | None = None) -> Qu
 
 def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
     """The seats of several games (by game id, each by position) with their users and their
-    vacations: two queries."""
+    vacations: one query."""
     out: dict[Any, list[Seat]] = {game.pk: [] for game in games}
-    for seat in _mark_vacations(list(Seat.objects.filter(game_id__in=list(out))
-                                      .select_related("user").order_by("game_id", "position"))):
+    for seat in _seats_with_vacations(*_days()).filter(game_id__in=list(out)).order_by(
+            "game_id", "position"):
         out[seat.game_id].append(seat)
     return out

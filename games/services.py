@@ -16,16 +16,19 @@ import json
 import logging
 import secrets
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.engine import IllegalMove, InvalidOptions, get_game
 from games.engine.bots import bot_rng, get_bot
 from games.engine.table import apply_table
+from mascarade_site.prepared import PreparedQuery
 
 from . import selectors
 from .api.errors import (
@@ -132,9 +135,19 @@ def _idempotent(idem: Idempotency | None, work) -> Outcome:
 # Helpers under the game lock
 
 
+def _locking(game_id) -> QuerySet[Game]:
+    return (Game.objects.select_for_update(of=("self",)).select_related("snapshot", "created_by")
+            .filter(pk=game_id).order_by())
+
+
+_LOCK = PreparedQuery(_locking, uuid.UUID)  # every move takes it (mascarade_site.prepared)
+
+
 def _lock(game_id) -> Game:
-    game = (Game.objects.select_for_update(of=("self",)).select_related("snapshot", "created_by")
-            .filter(pk=game_id).first())
+    """The game row, locked until the end of the transaction, with its snapshot and creator."""
+    key = selectors.as_uuid(game_id)
+    found = _LOCK(key) if key is not None else list(_locking(game_id))
+    game = found[0] if found else None
     if game is None:
         raise NotFound("No such game.")
     return game
@@ -183,7 +196,9 @@ def _sync_pending_many(syncs: list[_PendingSync], now: dt.datetime) -> None:
     unread = [sync.game.pk for sync in syncs if sync.current is None]
     if unread:
         read: dict[Any, list[PendingDecision]] = {pk: [] for pk in unread}
-        for row in PendingDecision.objects.filter(game_id__in=unread).order_by():
+        rows = (selectors.PENDING(selectors.as_uuid(unread[0])) if len(unread) == 1
+                else PendingDecision.objects.filter(game_id__in=unread).order_by())
+        for row in rows:
             read[row.game_id].append(row)
         for sync in syncs:
             if sync.current is None:

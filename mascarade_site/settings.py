@@ -110,6 +110,11 @@ DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    if env.bool("DB_PREPARED", default=True):
+        # Parameters bound by the server and statements prepared after a few runs: the same
+        # queries come back on every request, and PostgreSQL plans them once per connection.
+        DATABASES["default"].setdefault("OPTIONS", {}).update(
+            {"server_side_binding": True, "prepare_threshold": 2})
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker, beat) share the file in development: wait for locks.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

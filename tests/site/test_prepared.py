@@ -1,0 +1,141 @@
+"""Prepared queries (mascarade_site.prepared): the same objects as the querysets they stand for."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import uuid
+
+import pytest
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
+from rest_framework.authtoken.models import Token
+
+from accounts.models import User, Vacation
+from games import selectors
+from games.models import Game, PendingDecision, Seat
+from mascarade_site.prepared import PreparedQuery
+from tests.api.factories import UserFactory
+from tests.api.helpers import play_service_moves, start_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _state(obj, depth: int = 1) -> dict:
+    """A model instance's field values and what select_related / annotations put on it."""
+    out = {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
+    for name in ("on_vacation", "vacation_ahead"):
+        if hasattr(obj, name):
+            out[name] = getattr(obj, name)
+    if depth:
+        for name, related in obj._state.fields_cache.items():
+            out[name] = _state(related, depth - 1) if related is not None else None
+    return out
+
+
+@pytest.fixture
+def game():
+    users = [UserFactory() for _ in range(4)]
+    today = dt.date.today()
+    Vacation.objects.create(user=users[1], start=today, end=today + dt.timedelta(days=2))
+    Vacation.objects.create(user=users[2], start=today + dt.timedelta(days=5),
+                            end=today + dt.timedelta(days=6))
+    game = start_game(users[0], users[1:])
+    play_service_moves(game, 3, dict(enumerate(users)))
+    return game
+
+
+def test_seats_game_and_pending_are_what_the_orm_gives(game):
+    today = dt.date.today()
+    seats = selectors.seats_of(game)
+    plain = list(selectors._seats_with_vacations(today, today - dt.timedelta(days=1))
+                 .filter(game_id=game.pk).order_by("position"))
+    assert [_state(s) for s in seats] == [_state(s) for s in plain]
+    assert [(s.on_vacation, s.vacation_ahead) for s in seats] == [
+        (False, False), (True, True), (False, True), (False, False)]
+    assert all(s._state.adding is False and s._state.db == "default" for s in seats)
+
+    found = selectors.find_game(game.pk)
+    plain_game = selectors.game_queryset().get(pk=game.pk)
+    assert _state(found) == _state(plain_game)
+    assert found.snapshot.seq == game.seq and found.created_by.username == seats[0].user.username
+    assert selectors.find_game(str(game.pk)).pk == game.pk
+    assert selectors.find_game(uuid.uuid4()) is None
+
+    assert sorted(_state(p)["id"] for p in selectors.PENDING(game.pk)) == sorted(
+        PendingDecision.objects.filter(game_id=game.pk).values_list("id", flat=True))
+
+
+def test_a_game_without_snapshot_or_creator():
+    row = Game.objects.create(kind="mascarade", options={"players": 4}, seed=1, seat_count=4)
+    found = selectors.find_game(row.pk)
+    assert selectors.cached_snapshot(found) is None and found.created_by is None
+    assert selectors.seats_of(found) == []
+
+
+def test_one_query_each_and_the_values_are_parameters(game):
+    with CaptureQueriesContext(connection) as queries:
+        selectors.find_game(game.pk)
+        selectors.seats_of(game)
+    assert len(queries.captured_queries) == 2
+    if connection.vendor == "postgresql":  # compiled once per thread, then reused
+        compiled = selectors._GAME._compiled()
+        other = Game.objects.create(kind="mascarade", options={"players": 4}, seed=2,
+                                    seat_count=4)
+        assert selectors.find_game(other.pk).pk == other.pk
+        assert selectors._GAME._compiled() is compiled
+
+
+def test_tokens_and_values_lists(game):
+    user = User.objects.first()
+    token = Token.objects.create(user=user)
+    by_key = PreparedQuery(lambda key: Token.objects.select_related("user").filter(key=key), str)
+    [found] = by_key(token.key)
+    assert found.user_id == user.pk and found.user.username == user.username
+    assert by_key("no such key") == []
+    if connection.vendor == "postgresql":
+        names = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk).values_list("position"),
+                              uuid.UUID)
+        with pytest.raises(TypeError, match="model instances only"):
+            names(game.pk)
+
+
+def test_bad_values_are_refused(game):
+    with pytest.raises(TypeError, match="expected 1 values"):
+        selectors.PENDING(game.pk, 3)
+    if connection.vendor != "postgresql":
+        return
+    with pytest.raises(TypeError, match="is not a UUID"):
+        selectors.PENDING(str(game.pk))
+    mangled = PreparedQuery(lambda key: Token.objects.filter(key__contains=key), str)
+    with pytest.raises(ValueError, match="not a plain parameter"):
+        mangled("abc")
+
+
+@pytest.mark.postgres
+def test_select_for_update_needs_a_transaction(game):
+    from games.services import _LOCK
+
+    with pytest.raises(TransactionManagementError):
+        _LOCK(game.pk)
+    with transaction.atomic():
+        assert _LOCK(game.pk)[0].pk == game.pk
+
+
+@pytest.mark.postgres
+def test_each_thread_compiles_its_own(game):
+    results = []
+
+    def read():
+        try:
+            results.append([s.pk for s in selectors.seats_of(game)])
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [[s.pk for s in selectors.seats_of(game)]] * 4
