@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+import orjson
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -252,8 +253,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "games.api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # orjson: the same compact UTF-8 JSON as DRF's renderer and parser, several times faster
+    "DEFAULT_PARSER_CLASSES": ["drf_orjson_renderer.parsers.ORJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["drf_orjson_renderer.renderers.ORJSONRenderer"],
+    "ORJSON_RENDERER_OPTIONS": [orjson.OPT_NON_STR_KEYS],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "games.api.negotiation.JSONFallbackNegotiation",
     "EXCEPTION_HANDLER": "games.api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
