@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 
+import orjson
 import pgtrigger
 from django.conf import settings
 from django.db import models
@@ -145,13 +146,31 @@ class MoveRecord(models.Model):
         return f"{self.game_id} #{self.seq} {self.payload}"
 
 
+class CachedStateField(models.TextField):
+    """A JSON document kept as text and read and written with orjson: for the snapshot, a cache
+    that is rewritten on every move and never queried into (jsonb's parsing and its own binary
+    form would be work thrown away)."""
+
+    def from_db_value(self, value, expression, connection):
+        return None if value is None else orjson.loads(value)
+
+    def to_python(self, value):
+        return orjson.loads(value) if isinstance(value, (str, bytes)) else value
+
+    def get_prep_value(self, value):
+        return None if value is None else orjson.dumps(value).decode()
+
+    def value_to_string(self, obj):
+        return self.get_prep_value(self.value_from_object(obj))
+
+
 class Snapshot(models.Model):
     """The engine state after ``seq`` moves: a cache, deletable at any time."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True,
                                 related_name="snapshot")
     seq = models.PositiveIntegerField()
-    state = models.JSONField()
+    state = CachedStateField()
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

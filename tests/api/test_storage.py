@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import DatabaseError, connection, transaction
 
 from games import selectors
+from games.engine import get_game
 from games.models import Game, MoveRecord, PendingDecision, Snapshot
 
 from .factories import UserFactory, client_for
@@ -122,3 +125,13 @@ def test_pending_decisions_mirror_the_engine_with_deadlines_from_the_options(db)
     assert answer.status_code == 201
     left = {r.pk: r.deadline for r in PendingDecision.objects.filter(game=game)}
     assert left == kept
+
+
+def test_the_snapshot_is_stored_as_plain_json_text(played):
+    game, _users = played
+    state = selectors.load_state(Game.objects.get(pk=game.pk))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT state FROM games_snapshot WHERE game_id = %s", [game.pk.hex])
+        [text] = cursor.fetchone()
+    assert isinstance(text, str) and json.loads(text) == get_game("mascarade").to_json(state)
+    assert Snapshot.objects.get(game=game).state == json.loads(text)
