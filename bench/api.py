@@ -141,6 +141,16 @@ def make_tables(count: int, tag: str, moves_before: int = 0, policy: str = "look
     return tables
 
 
+def analyze() -> None:
+    """Fresh statistics after the bulk set-up, as autovacuum keeps them in a running service
+    (without them PostgreSQL plans for the near-empty tables it last saw)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    connection.close()
+
+
 def quiet(moves: list[dict], policy: str = "looks") -> dict:
     """A move that changes no coins, so a long game stays long. ``"looks"``: a look when it
     may (each one adds to its player's ``knowledge``, which the game read lists in full);
@@ -302,18 +312,18 @@ def main() -> None:
               f"{args.seconds:.0f} s per run; {os.cpu_count()} cores", flush=True)
         for n in levels(args.clients):
             tables = make_tables(n, f"n{n}x")
-            connection.close()
+            analyze()
             report(f"{n:>3} clients, new games, random bot", run_level(
                 port, tables, "random", args.seconds, spare))
         for n in levels(args.long_clients):
             for policy in ("exchanges", "looks"):
                 short = make_tables(n, f"q{n}{policy[0]}x", policy=policy)
-                connection.close()
+                analyze()
                 report(f"{n:>3} clients, new games, {policy}", run_level(
                     port, short, policy, args.seconds, spare))
                 long = make_tables(n, f"l{n}{policy[0]}x", moves_before=args.long_moves,
                                    policy=policy)
-                connection.close()
+                analyze()
                 report(f"{n:>3} clients, {args.long_moves}-move games, {policy}", run_level(
                     port, long, policy, args.seconds, spare))
     finally:

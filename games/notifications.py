@@ -152,18 +152,16 @@ def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
 
 
 def enqueue_delivery(keys: list[str]) -> None:
-    """Ask a worker to deliver these messages. Never raises: the sweep delivers what is left."""
-    from .tasks import deliver_notification
+    """Ask a worker to deliver these messages: one task for the messages of one commit, which
+    finds them by their keys. Never raises: the sweep delivers what is left."""
+    from .tasks import deliver_queued
 
-    ids = Notification.objects.filter(dedupe_key__in=keys).values_list("pk", flat=True)
-    for pk in ids:
-        try:
-            deliver_notification.apply_async(
-                args=[pk], retry_policy={"max_retries": 1, "interval_start": 0,
-                                         "interval_step": 0.2, "interval_max": 0.2})
-        except Exception:
-            logger.exception("could not enqueue notification %s; the sweep will deliver it", pk)
-            return
+    try:
+        deliver_queued.apply_async(
+            args=[list(keys)], retry_policy={"max_retries": 1, "interval_start": 0,
+                                             "interval_step": 0.2, "interval_max": 0.2})
+    except Exception:
+        logger.exception("could not enqueue notifications %s; the sweep will deliver them", keys)
 
 
 def backoff(attempts: int) -> dt.timedelta:
@@ -179,9 +177,10 @@ def deliver(notification_id: int) -> str:
 
 
 def deliver_batch(ids: list[int] | None = None, limit: int = 100,
-                  now: dt.datetime | None = None) -> dict[int, str]:
-    """Deliver due messages (those of ``ids``, or the ``limit`` oldest due ones) over one SMTP
-    connection; returns each claimed message's fate.
+                  now: dt.datetime | None = None, keys: list[str] | None = None
+                  ) -> dict[int, str]:
+    """Deliver due messages (those of ``ids``, or of the dedupe ``keys``, or the ``limit`` oldest
+    due ones) over one SMTP connection; returns each claimed message's fate.
 
     Phase 1, one transaction: the rows are taken with ``FOR UPDATE SKIP LOCKED`` (another worker
     takes others), those with nothing to say are skipped, decision mails of a game that had one
@@ -198,6 +197,9 @@ def deliver_batch(ids: list[int] | None = None, limit: int = 100,
               .filter(status=Status.PENDING, next_attempt_at__lte=now))
         if ids is not None:
             qs = qs.filter(pk__in=ids)
+        if keys is not None:
+            qs = qs.filter(dedupe_key__in=keys)
+            limit = max(limit, len(keys))
         notes = list(qs.order_by("next_attempt_at", "pk")[:limit])
         if not notes:
             return outcome

@@ -37,6 +37,13 @@ def deliver_notification(notification_id: int) -> str:
     return notifications.deliver(notification_id)
 
 
+@shared_task(name="games.deliver_queued", ignore_result=True, acks_late=True)
+def deliver_queued(keys: list[str]) -> dict[int, str]:
+    """The messages one commit queued, by their dedupe keys (those already delivered, or not
+    due, are left alone)."""
+    return notifications.deliver_batch(keys=keys)
+
+
 @shared_task(name="games.sweep", ignore_result=True)
 def sweep() -> dict[str, int]:
     """The periodic sweep (Celery beat): deadlines falling due before the next sweep, due

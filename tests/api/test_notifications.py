@@ -69,6 +69,24 @@ def test_messages_are_rolled_back_with_the_move_that_caused_them(users):
     assert Notification.objects.count() == before
 
 
+def test_a_commit_queues_one_task_for_its_messages_safe_to_run_twice(
+        users, django_capture_on_commit_callbacks, monkeypatch):
+    queued = []
+    monkeypatch.setattr(tasks.deliver_queued, "apply_async",
+                        lambda args, **kwargs: queued.append(args[0]))
+    with django_capture_on_commit_callbacks(execute=True):
+        game = start_game(users[0], users[1:], options={"players": 4})
+    started = Notification.objects.filter(game=game, kind="started")
+    assert started.count() == 4
+    keys = next(k for k in queued if len(k) == 4)
+    assert sorted(keys) == sorted(started.values_list("dedupe_key", flat=True))
+    outcome = tasks.deliver_queued(keys)
+    assert sorted(outcome) == sorted(started.values_list("pk", flat=True))
+    assert set(outcome.values()) == {"sent"}
+    assert tasks.deliver_queued(keys) == {}
+    assert len([m for m in mail.outbox if "start" in m.subject.lower()]) == 4
+
+
 def test_each_message_is_delivered_once_even_if_its_task_runs_twice(users):
     game = start_game(users[0], users[1:], options={"players": 4})
     note = Notification.objects.get(game=game, kind="your_turn")
@@ -278,7 +296,7 @@ def test_with_the_broker_down_moves_still_go_through_and_the_sweep_delivers_late
     def down(*args, **kwargs):
         raise OperationalError("broker unreachable")
 
-    monkeypatch.setattr(tasks.deliver_notification, "apply_async", down)
+    monkeypatch.setattr(tasks.deliver_queued, "apply_async", down)
     monkeypatch.setattr(tasks.resolve_deadline, "apply_async", down)
     client = client_for(users[0])
     with django_capture_on_commit_callbacks(execute=True):
