@@ -135,3 +135,11 @@ def test_the_snapshot_is_stored_as_plain_json_text(played):
         [text] = cursor.fetchone()
     assert isinstance(text, str) and json.loads(text) == get_game("mascarade").to_json(state)
     assert Snapshot.objects.get(game=game).state == json.loads(text)
+
+
+@pytest.mark.postgres
+def test_the_snapshot_column_is_compressed_with_lz4(db):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT attcompression FROM pg_attribute WHERE attname = 'state' AND "
+                       "attrelid = 'games_snapshot'::regclass")
+        assert cursor.fetchone()[0] == "l"
