@@ -143,16 +143,6 @@ _SEATS = PreparedQuery(lambda pk, today, yesterday: _seats_with_vacations(today,
 PENDING = PreparedQuery(lambda pk: PendingDecision.objects.filter(game_id=pk), uuid.UUID)
 
 
-def as_uuid(value: Any) -> uuid.UUID | None:
-    """A game id as a UUID, or ``None`` if it is not one."""
-    if isinstance(value, uuid.UUID):
-        return value
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
-
-
 def _days() -> tuple[dt.date, dt.date]:
     today = timezone.now().date()
     return today, today - dt.timedelta(days=1)
@@ -160,7 +150,7 @@ def _days() -> tuple[dt.date, dt.date]:
 
 def seats_of(game: Game) -> list[Seat]:
     """The seats of one game by position, with their users and vacations: one query."""
-    return _SEATS(as_uuid(game.pk), *_days())
+    return _SEATS(game.pk, *_days())
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:
@@ -175,10 +165,7 @@ def can_see(game: Game, seats: list[Seat], user) -> bool:
 def find_game(game_id) -> Game | None:
     """The game row with its snapshot and creator, in one query (whoever may see it: see
     :func:`load_for_viewer`)."""
-    key = as_uuid(game_id)
-    if key is None:  # as the ORM says it (a ValidationError)
-        return game_queryset().filter(pk=game_id).first()
-    found = _GAME(key)
+    found = _GAME(game_id)
     return found[0] if found else None
 
 
@@ -198,7 +185,7 @@ def complete(loaded: Loaded, *, with_pending: bool = True) -> Loaded:
     """Add the state (and pending decisions) to a game loaded without them."""
     loaded.state = load_state(loaded.game)
     if with_pending and loaded.game.status != Game.Status.OPEN:
-        loaded.pending = PENDING(as_uuid(loaded.game.pk))
+        loaded.pending = PENDING(loaded.game.pk)
     return loaded
 
 

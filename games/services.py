@@ -22,7 +22,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.engine import IllegalMove, InvalidOptions, get_game
@@ -135,18 +134,15 @@ def _idempotent(idem: Idempotency | None, work) -> Outcome:
 # Helpers under the game lock
 
 
-def _locking(game_id) -> QuerySet[Game]:
-    return (Game.objects.select_for_update(of=("self",)).select_related("snapshot", "created_by")
-            .filter(pk=game_id).order_by())
-
-
-_LOCK = PreparedQuery(_locking, uuid.UUID)  # every move takes it (mascarade_site.prepared)
+# Every move takes it: compiled once (mascarade_site.prepared).
+_LOCK = PreparedQuery(lambda pk: Game.objects.select_for_update(of=("self",))
+                      .select_related("snapshot", "created_by").filter(pk=pk).order_by(),
+                      uuid.UUID)
 
 
 def _lock(game_id) -> Game:
     """The game row, locked until the end of the transaction, with its snapshot and creator."""
-    key = selectors.as_uuid(game_id)
-    found = _LOCK(key) if key is not None else list(_locking(game_id))
+    found = _LOCK(game_id)
     game = found[0] if found else None
     if game is None:
         raise NotFound("No such game.")
@@ -196,7 +192,7 @@ def _sync_pending_many(syncs: list[_PendingSync], now: dt.datetime) -> None:
     unread = [sync.game.pk for sync in syncs if sync.current is None]
     if unread:
         read: dict[Any, list[PendingDecision]] = {pk: [] for pk in unread}
-        rows = (selectors.PENDING(selectors.as_uuid(unread[0])) if len(unread) == 1
+        rows = (selectors.PENDING(unread[0]) if len(unread) == 1
                 else PendingDecision.objects.filter(game_id__in=unread).order_by())
         for row in rows:
             read[row.game_id].append(row)

@@ -12,7 +12,8 @@ both ways give the same objects.
 Model instances only (no ``values()``, no ``prefetch_related``), and scalar values
 (``uuid.UUID``, ``int``, ``str``, ``datetime.date``) compared with ``=``/``<``/``>``..., never
 ``__in`` lists, whose SQL depends on their length. The values must already be of the column's
-Python type (a ``uuid.UUID``, not its text).
+Python type, except a UUID, also taken as its text; any other value (a malformed id, say) goes
+to the plain queryset, which answers as the ORM does.
 """
 
 from __future__ import annotations
@@ -137,9 +138,24 @@ class PreparedQuery:
     def __call__(self, *values: Any) -> list:
         if len(values) != len(self.kinds):
             raise TypeError(f"expected {len(self.kinds)} values, got {len(values)}")
-        if connections[self.using].vendor != "postgresql":
-            return list(self.build(*values))
-        for value, kind in zip(values, self.kinds, strict=True):
-            if type(value) is not kind:
-                raise TypeError(f"PreparedQuery value {value!r} is not a {kind.__name__}")
-        return self._compiled().run(values)
+        if connections[self.using].vendor == "postgresql":
+            ready = tuple(_as_kind(value, kind) for value, kind in zip(values, self.kinds,
+                                                                        strict=True))
+            if _UNFIT not in ready:
+                return self._compiled().run(ready)
+        return list(self.build(*values))
+
+
+_UNFIT = object()
+
+
+def _as_kind(value: Any, kind: type) -> Any:
+    """``value`` as a parameter of ``kind``, or ``_UNFIT``."""
+    if type(value) is kind:
+        return value
+    if kind is uuid.UUID and isinstance(value, str):
+        try:
+            return uuid.UUID(value)
+        except ValueError:
+            return _UNFIT
+    return _UNFIT
