@@ -2,14 +2,17 @@
 PostgreSQL. Prints sustained moves/s and p50/p95/p99 latencies of ``POST /moves/`` and
 ``GET /games/{id}/``, at 10, 50 and 200 clients, then on games that already have 1,000 moves.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/mascarade_bench .venv/bin/python bench/api.py
+    .venv/bin/python bench/api.py [--seconds 15] [--clients 10,50,200] [--long-clients 10,50]
 
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench`` on the local
-PostgreSQL) is dropped and created anew. ``REDIS_URL``, when set, is used as in production (cache
-for the throttles). Each client owns a game of four seats (four users, four tokens) and plays
-it in two requests per move: it reads the game as the awaited player (named by the answer to
-its last move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it with
-``expected_seq``. ``--seconds`` sets the length of each measured run.
+PostgreSQL) is dropped and created anew, and analysed after each set-up. ``REDIS_URL``, when
+set, is used as in production (broker of the mail tasks the moves queue, cache for the
+throttles). Each client owns a game of four seats (four users, four tokens) and plays it in two
+requests per move: it reads the game as the awaited player (named by the answer to its last
+move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it with
+``expected_seq``; a client whose game ended takes a new one made before the run.
+``--seconds`` sets the length of each measured run. Under each run's figures: how busy the
+cores were with gunicorn, PostgreSQL and the clients (this process), and that per move.
 
 The long games are measured twice, each against new games played the same way: made of
 exchanges without swap (the length alone: the state keeps its size), and made of looks (each
@@ -20,6 +23,7 @@ after 1,000 moves, about 250 entries per player and a 28 KB state).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import http.client
 import json
 import os
@@ -167,11 +171,14 @@ def quiet(moves: list[dict], policy: str = "looks") -> dict:
 # Clients
 
 
-class Client(threading.Thread):
-    def __init__(self, port: int, table: dict, policy: str, stop: threading.Event,
-                 seed: int, new_table):
-        super().__init__(daemon=True)
-        self.port, self.table, self.policy, self.stop = port, table, policy, stop
+class Client:
+    """One client: reads its game as the awaited player, sends a move, and again, on its own
+    connection for each request (gunicorn's sync workers close it after each answer). All the
+    clients share one asyncio loop: the load generator takes as little of the shared cores as
+    it can."""
+
+    def __init__(self, port: int, table: dict, policy: str, seed: int, new_table):
+        self.port, self.table, self.policy = port, table, policy
         self.rng = random.Random(seed)
         self.new_table = new_table
         self.post_ms: list[float] = []
@@ -179,32 +186,35 @@ class Client(threading.Thread):
         self.moves = 0
         self.errors: dict[int, int] = {}
 
-    def call(self, method: str, path: str, token: str, body=None) -> tuple[int, dict, float]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = {"Authorization": f"Token {token}"}
-        data = None
+    async def call(self, method: str, path: str, token: str, body=None
+                   ) -> tuple[int, dict, float]:
+        data = json.dumps(body).encode() if body is not None else b""
+        head = (f"{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                f"Authorization: Token {token}\r\n")
         if body is not None:
-            data = json.dumps(body)
-            headers["Content-Type"] = "application/json"
+            head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
         start = time.perf_counter()
-        conn.request(method, path, body=data, headers=headers)
-        response = conn.getresponse()
-        raw = response.read()
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        writer.write(head.encode() + b"\r\n" + data)
+        raw = await reader.read()  # HTTP/1.0: the answer ends when the server closes
         elapsed = (time.perf_counter() - start) * 1000
-        conn.close()
-        return response.status, json.loads(raw) if raw else {}, elapsed
+        writer.close()
+        header, _, payload = raw.partition(b"\r\n\r\n")
+        status = int(header.split(b" ", 2)[1])
+        return status, json.loads(payload) if payload else {}, elapsed
 
-    def run(self) -> None:
+    async def run(self, stop: asyncio.Event) -> None:
         from games.engine.bots import get_bot
 
         bot = get_bot("mascarade", "random")
         awaited = self.table["first"]
-        while not self.stop.is_set():
+        while not stop.is_set():
             url = f"/api/v1/games/{self.table['game']}/"
-            status, game, ms = self.call("GET", url, self.table["tokens"][awaited])
+            status, game, ms = await self.call("GET", url, self.table["tokens"][awaited])
             self.get_ms.append(ms)
             if game.get("status") != "active":
-                self.table = self.new_table()
+                self.table = await asyncio.get_running_loop().run_in_executor(
+                    None, self.new_table)
                 awaited = self.table["first"]
                 continue
             moves = (game.get("you") or {}).get("legal_moves")
@@ -214,9 +224,9 @@ class Client(threading.Thread):
             token = self.table["tokens"][awaited]
             move = (bot.choose({}, moves, [], self.rng) if self.policy == "random"
                     else quiet(moves, self.policy))
-            status, answer, ms = self.call("POST", url + "moves/", token,
-                                           {"move": move, "expected_seq": game["seq"]})
-            if self.stop.is_set():
+            status, answer, ms = await self.call("POST", url + "moves/", token,
+                                                 {"move": move, "expected_seq": game["seq"]})
+            if stop.is_set():
                 break
             self.post_ms.append(ms)
             if status == 201:
@@ -227,6 +237,33 @@ class Client(threading.Thread):
                 self.errors[status] = self.errors.get(status, 0) + 1
 
 
+def cpu_seconds() -> dict[str, float]:
+    """CPU time used so far by the server (gunicorn), PostgreSQL and this process (the clients),
+    read from /proc (Linux); empty elsewhere."""
+    out = {"gunicorn": 0.0, "postgres": 0.0, "clients": 0.0}
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        used = (int(fields[11]) + int(fields[12])) / tick
+        if int(pid) == os.getpid():
+            out["clients"] += used
+        elif b"gunicorn" in cmd:
+            out["gunicorn"] += used
+        elif b"postgres" in cmd:
+            out["postgres"] += used
+    return out
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -235,22 +272,28 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare) -> dict:
-    stop = threading.Event()
-    clients = [Client(port, table, policy, stop, i, spare) for i, table in enumerate(tables)]
-    for client in clients:
-        client.start()
-    time.sleep(min(3.0, seconds / 4))  # warm-up, not counted
-    for client in clients:
-        client.post_ms.clear()
-        client.get_ms.clear()
-        client.moves = 0
-    start = time.perf_counter()
-    time.sleep(seconds)
-    elapsed = time.perf_counter() - start
-    snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors)) for c in clients]
-    stop.set()
-    for client in clients:
-        client.join(timeout=60)
+    clients = [Client(port, table, policy, i, spare) for i, table in enumerate(tables)]
+
+    async def measure() -> tuple[float, list]:
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(client.run(stop)) for client in clients]
+        await asyncio.sleep(min(3.0, seconds / 4))  # warm-up, not counted
+        for client in clients:
+            client.post_ms.clear()
+            client.get_ms.clear()
+            client.moves = 0
+        cpu_before = cpu_seconds()
+        start = time.perf_counter()
+        await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - start
+        cpu = {k: (v - cpu_before[k]) / elapsed for k, v in cpu_seconds().items()}
+        snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors))
+                    for c in clients]
+        stop.set()
+        await asyncio.wait(tasks, timeout=60)
+        return elapsed, snapshot, cpu
+
+    elapsed, snapshot, cpu = asyncio.run(measure())
     moves = sum(s[0] for s in snapshot)
     post = [ms for s in snapshot for ms in s[1]]
     get = [ms for s in snapshot for ms in s[2]]
@@ -261,7 +304,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare)
     return {"moves_per_s": moves / elapsed,
             "post": [percentile(post, q) for q in (0.5, 0.95, 0.99)],
             "get": [percentile(get, q) for q in (0.5, 0.95, 0.99)],
-            "errors": errors}
+            "errors": errors, "cpu": cpu}
 
 
 def levels(text: str) -> list[int]:
@@ -276,6 +319,10 @@ def report(label: str, result: dict) -> None:
           f"POST /moves/ p50 {post[0]:6.1f}  p95 {post[1]:6.1f}  p99 {post[2]:6.1f} ms   "
           f"GET /games/{{id}}/ p50 {get[0]:6.1f}  p95 {get[1]:6.1f}  p99 {get[2]:6.1f} ms"
           f"{errors}", flush=True)
+    if result["cpu"] and result["moves_per_s"]:
+        share = "  ".join(f"{name} {used * 100:.0f} % ({used * 1000 / result['moves_per_s']:.1f}"
+                          f" ms/move)" for name, used in result["cpu"].items())
+        print(f"{'':<34} cores busy: {share}", flush=True)
 
 
 def main() -> None:
@@ -300,9 +347,14 @@ def main() -> None:
     try:
         counter = iter(range(10**9))
         lock = threading.Lock()
+        spares: list[dict] = []
 
         def spare() -> dict:
+            """A new game for a client whose game ended: from those made before the run (making
+            one costs the shared cores far more than a move), else made now."""
             with lock:
+                if spares:
+                    return spares.pop()
                 table = make_tables(1, f"s{next(counter)}x")[0]
                 connection.close()
                 return table
@@ -312,6 +364,9 @@ def main() -> None:
               f"{args.seconds:.0f} s per run; {os.cpu_count()} cores", flush=True)
         for n in levels(args.clients):
             tables = make_tables(n, f"n{n}x")
+            # random games end after about 40 moves: enough new ones for the run
+            wanted = int(args.seconds * 4) + n
+            spares[:] = make_tables(wanted, f"s{n}x")
             analyze()
             report(f"{n:>3} clients, new games, random bot", run_level(
                 port, tables, "random", args.seconds, spare))
