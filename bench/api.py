@@ -237,15 +237,15 @@ class Client:
                 self.errors[status] = self.errors.get(status, 0) + 1
 
 
-def cpu_seconds() -> dict[str, float]:
-    """CPU time used so far by the server (gunicorn), PostgreSQL and this process (the clients),
-    read from /proc (Linux); empty elsewhere."""
-    out = {"gunicorn": 0.0, "postgres": 0.0, "clients": 0.0}
+def cpu_seconds() -> dict[int, tuple[str, float]]:
+    """CPU time used so far by each process of the server (gunicorn), of PostgreSQL and by this
+    one (the clients), read from /proc (Linux); empty elsewhere."""
+    out: dict[int, tuple[str, float]] = {}
     tick = os.sysconf("SC_CLK_TCK")
     try:
-        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
-        return {}
+        return out
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat") as f:
@@ -254,13 +254,19 @@ def cpu_seconds() -> dict[str, float]:
                 cmd = f.read()
         except OSError:
             continue
-        used = (int(fields[11]) + int(fields[12])) / tick
-        if int(pid) == os.getpid():
-            out["clients"] += used
-        elif b"gunicorn" in cmd:
-            out["gunicorn"] += used
-        elif b"postgres" in cmd:
-            out["postgres"] += used
+        group = ("clients" if pid == os.getpid() else "gunicorn" if b"gunicorn" in cmd
+                 else "postgres" if b"postgres" in cmd else None)
+        if group:
+            out[pid] = (group, (int(fields[11]) + int(fields[12])) / tick)
+    return out
+
+
+def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
+    """Cores used by each group between two :func:`cpu_seconds` readings (a process that ended
+    meanwhile is left out, one that started counts from its start)."""
+    out = {"gunicorn": 0.0, "postgres": 0.0, "clients": 0.0}
+    for pid, (group, used) in after.items():
+        out[group] += (used - before.get(pid, (group, 0.0))[1]) / elapsed
     return out
 
 
@@ -286,7 +292,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare)
         start = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - start
-        cpu = {k: (v - cpu_before[k]) / elapsed for k, v in cpu_seconds().items()}
+        cpu = cpu_share(cpu_before, cpu_seconds(), elapsed)
         snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors))
                     for c in clients]
         stop.set()
