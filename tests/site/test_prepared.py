@@ -11,8 +11,10 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from accounts.authentication import _TOKEN
 from accounts.models import User, Vacation
 from games import selectors
 from games.models import Game, PendingDecision, Seat
@@ -38,7 +40,7 @@ def _state(obj, depth: int = 1) -> dict:
 @pytest.fixture
 def game():
     users = [UserFactory() for _ in range(4)]
-    today = dt.date.today()
+    today = timezone.now().date()  # (the day the selectors take: UTC)
     Vacation.objects.create(user=users[1], start=today, end=today + dt.timedelta(days=2))
     Vacation.objects.create(user=users[2], start=today + dt.timedelta(days=5),
                             end=today + dt.timedelta(days=6))
@@ -48,7 +50,7 @@ def game():
 
 
 def test_seats_game_and_pending_are_what_the_orm_gives(game):
-    today = dt.date.today()
+    today = timezone.now().date()
     seats = selectors.seats_of(game)
     plain = list(selectors._seats_with_vacations(today, today - dt.timedelta(days=1))
                  .filter(game_id=game.pk).order_by("position"))
@@ -75,7 +77,7 @@ def test_a_game_without_snapshot_or_creator():
     assert selectors.seats_of(found) == []
 
 
-def test_one_query_each_and_the_values_are_parameters(game):
+def test_one_query_each_compiled_once_per_thread(game):
     with CaptureQueriesContext(connection) as queries:
         selectors.find_game(game.pk)
         selectors.seats_of(game)
@@ -91,10 +93,9 @@ def test_one_query_each_and_the_values_are_parameters(game):
 def test_tokens_and_values_lists(game):
     user = User.objects.first()
     token = Token.objects.create(user=user)
-    by_key = PreparedQuery(lambda key: Token.objects.select_related("user").filter(key=key), str)
-    [found] = by_key(token.key)
+    [found] = _TOKEN(token.key)
     assert found.user_id == user.pk and found.user.username == user.username
-    assert by_key("no such key") == []
+    assert _TOKEN("no such key") == []
     if connection.vendor == "postgresql":
         names = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk).values_list("position"),
                               uuid.UUID)
