@@ -76,6 +76,24 @@ def _zone(request):
         return zoneinfo.ZoneInfo("UTC")
 
 
+def _names_then(events: list[dict], names: dict[int, str]) -> list[dict[int, str]]:
+    """For each event (oldest first), who sat at each seat when it happened: ``names`` is the
+    table now, and the Puppeteer's seat changes among the events (R2) are undone from the newest
+    back, so that a past sentence names the player who was there then, not the seat's occupant
+    now."""
+    out: list[dict[int, str]] = []
+    current = names
+    for event in reversed(events):
+        out.append(current)
+        seats = event.get("seats") if event.get("type") == "seat_change" else None
+        if isinstance(seats, list) and len(seats) == 2:
+            a, b = seats
+            current = {**current, a: current.get(b, names.get(b)),
+                       b: current.get(a, names.get(a))}
+    out.reverse()
+    return out
+
+
 def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     """Everything the table shows, from the viewer's projection only."""
     user = request.user
@@ -111,7 +129,8 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     if state:
         events = selectors.events_payload(loaded, user, max(0, loaded.game.seq - 60), limit=60)
         recent = events["results"]
-        history = [{"seq": e["seq"], "text": display.sentence(e, names)} for e in recent]
+        history = [{"seq": e["seq"], "text": display.sentence(e, then)}
+                   for e, then in zip(recent, _names_then(recent, names), strict=True)]
         history.reverse()
     # Cards turned face up in this turn or the previous one, as this viewer saw them.
     turned: dict[int, str] = {}

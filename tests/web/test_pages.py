@@ -341,3 +341,51 @@ def test_the_notebook_counts_exchanges_since_and_reveals_show_turned_cards(users
         services.submit_move(game.pk, {"type": "pass"}, user=by_player[other])
     html = page(browser(), game)[1]
     assert html.count("card turned:") == 2
+
+
+def test_history_names_who_sat_at_a_seat_then_after_the_puppeteer_moved_players(users):
+    """R2: the Puppeteer moves players between seats; a past sentence about a seat names the
+    player who sat there at the time, not the seat's occupant now."""
+    staff = UserFactory(is_staff=True)
+    more = [UserFactory() for _ in range(5)]
+    deal = ["judge", "guru", "crook", "princess", "puppeteer", "patron"]
+    body = services.create_game(staff, "mascarade", {
+        "players": 6, "scenario": "custom", "masks": deal, "deal": deal, "first_seat": 0}).body
+    for user in more:
+        services.join_game(user, body["id"])
+    game = Game.objects.get(pk=body["id"])
+    by_player = {0: staff, **{i + 1: user for i, user in enumerate(more)}}
+
+    def play(move):
+        row = PendingDecision.objects.get(game=game)
+        services.submit_move(game.pk, move, user=by_player[row.player])
+
+    for seat in range(4):  # the preparatory exchanges, without swapping
+        play({"type": "exchange", "target": (seat + 1) % 6, "swap": False})
+    play({"type": "announce", "mask": "puppeteer"})  # seat 4 (player 4)
+    while PendingDecision.objects.get(game=game).decision == "challenge":
+        play({"type": "pass"})
+    play({"type": "puppeteer", "targets": [0, 1]})
+    game.refresh_from_db()
+    events = [e for r in MoveRecord.objects.filter(game=game).order_by("seq") for e in r.events]
+    assert [e["players"] for e in events if e["type"] == "seat_change"] == [[1, 0]]
+
+    html = page(browser(more[0]), game)[1]
+    taker = more[3].username  # player 4, at seat 4 throughout
+    # Before the change seat 0 was player 0's (staff), seat 1 player 1's: the Puppeteer took
+    # from seat 0, then from seat 1 (the history lists the newest first).
+    from_seat_1 = html.index(f"1 coin(s) from {more[0].username} to {taker}.")
+    from_seat_0 = html.index(f"1 coin(s) from {staff.username} to {taker}.")
+    assert from_seat_1 < from_seat_0
+    # The preparatory exchange of seat 0 (player 0) with seat 1's card (player 1's then).
+    assert f"exchanged (or pretended to) with {more[0].username}&#x27;s card" in html
+    # Now: player 1 sits at seat 0 and player 0 at seat 1 (the seats list, current names).
+    state = selectors_view(game, more[0])
+    assert [(s["seat"], s["player"]) for s in state["seats"]][:2] == [
+        (0, more[0].username), (1, staff.username)]
+
+
+def selectors_view(game, user):
+    from games import selectors
+
+    return selectors.game_payload(selectors.load_for_viewer(game, user), user)["state"]
