@@ -35,6 +35,8 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from mascarade_site.prepared import insert_rows
+
 from .models import Game, Notification, PendingDecision, Seat
 
 logger = logging.getLogger(__name__)
@@ -63,7 +65,7 @@ def _queue(rows: list[Notification]) -> list[Notification]:
     """Insert (skipping causes already queued) and ask for delivery once committed."""
     if not rows:
         return []
-    created = Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    created = insert_rows(rows, ignore_conflicts=True)
     keys = [row.dedupe_key for row in created]
     transaction.on_commit(lambda: enqueue_delivery(keys))
     return created

@@ -27,7 +27,7 @@ from django.utils import timezone
 from games.engine import IllegalMove, InvalidOptions, get_game
 from games.engine.bots import bot_rng, get_bot
 from games.engine.table import apply_table
-from mascarade_site.prepared import PreparedQuery
+from mascarade_site.prepared import PreparedQuery, delete_rows, insert_rows, update_row
 
 from . import selectors
 from .api.errors import (
@@ -233,9 +233,9 @@ def _sync_pending_many(syncs: list[_PendingSync], now: dt.datetime) -> None:
         if away.get(seat.user_id) and not row.bot:
             row.deadline = push_deadline(away[seat.user_id], now, row.deadline)
     if stale:
-        PendingDecision.objects.filter(pk__in=stale).delete()
+        delete_rows(PendingDecision, stale)
     if new:
-        PendingDecision.objects.bulk_create([row for _sync, row, _seat in new])
+        insert_rows([row for _sync, row, _seat in new])
     for sync, row, _seat in new:
         sync.rows.append(row)
         sync.created.append(row)
@@ -287,11 +287,9 @@ def _write_snapshot(game: Game, state: Any) -> None:
 def _write_snapshots(states: list[tuple[Game, Any]]) -> None:
     """Upsert the snapshots of several locked games at their seqs: one query."""
     now = timezone.now()
-    Snapshot.objects.bulk_create(
-        [Snapshot(game_id=game.pk, seq=game.seq, state=get_game(game.kind).to_json(state),
-                  updated_at=now) for game, state in states],
-        update_conflicts=True, unique_fields=["game"], update_fields=["seq", "state",
-                                                                       "updated_at"])
+    insert_rows([Snapshot(game_id=game.pk, seq=game.seq, state=get_game(game.kind).to_json(state),
+                          updated_at=now) for game, state in states],
+                update_conflicts=(["game"], ["seq", "state", "updated_at"]))
 
 
 def _schedule_bots_on_commit(game: Game, pending: list[PendingDecision]) -> None:
@@ -521,11 +519,11 @@ def _apply_many(steps: list[_Step], *, schedule: bool = True) -> None:
             game.finished_at = now
             game.winners = list(result.winner_seats)
             ended = True
-    MoveRecord.objects.bulk_create(records)
+    insert_rows(records)
     _write_snapshots([(step.game, step.new_state) for step in steps])
     fields = ["seq", "updated_at"] + (["status", "finished_at", "winners"] if ended else [])
     if len(steps) == 1:
-        steps[0].game.save(update_fields=fields)
+        update_row(steps[0].game, fields)
     else:
         Game.objects.bulk_update([step.game for step in steps], fields)
     syncs = [_PendingSync(step.game, step.new_state, step.seats, step.mover, step.pending)

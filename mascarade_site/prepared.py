@@ -28,6 +28,7 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
+from django.db.models.fields import AutoFieldMixin
 from django.db.models.query import ModelIterable, get_related_populators
 from django.db.transaction import TransactionManagementError
 
@@ -159,3 +160,128 @@ def _as_kind(value: Any, kind: type) -> Any:
         except ValueError:
             return _UNFIT
     return _UNFIT
+
+
+# --------------------------------------------------------------------------------------------
+# The hottest writes, without the ORM's per-call compilation. The SQL is made of the models'
+# quoted table and column names and of placeholders only: every value is a parameter.
+
+_WRITE_SQL: dict[tuple, str] = {}
+
+
+def _write_sql(key: tuple, build: Callable[[], str]) -> str:
+    sql = _WRITE_SQL.get(key)
+    if sql is None:
+        sql = _WRITE_SQL[key] = build()
+    return sql
+
+
+def update_row(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> int:
+    """``UPDATE`` the given fields of one saved instance, found by its primary key; returns the
+    number of rows changed (0 if it is gone). Like ``obj.save(update_fields=fields)`` without
+    what ``save`` adds: no signals and no ``pre_save`` (an ``auto_now`` field keeps the value the
+    object holds). The SQL is built once per model and fields; the values go through each
+    field's ``get_db_prep_save``, as the ORM's own UPDATE does, on every backend."""
+    connection = connections[using]
+    opts = type(obj)._meta
+    targets = [opts.get_field(name) for name in fields]
+    qn = connection.ops.quote_name
+
+    def build() -> str:
+        assignments = ", ".join(f"{qn(field.column)} = %s" for field in targets)
+        return (f"UPDATE {qn(opts.db_table)} SET {assignments} "  # noqa: S608 (quoted names)
+                f"WHERE {qn(opts.pk.column)} = %s")
+
+    sql = _write_sql(("update", using, opts.label, tuple(fields)), build)
+    params = [field.get_db_prep_save(getattr(obj, field.attname), connection)
+              for field in targets]
+    params.append(opts.pk.get_db_prep_value(obj.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> int:
+    """``DELETE`` the rows of ``model`` with these primary keys in one statement; returns how
+    many went. For a model that nothing refers to and that has no delete signals: unlike
+    ``QuerySet.delete()`` it neither collects related rows nor sends signals (the caller's
+    model is checked for both)."""
+    if not pks:
+        return 0
+    opts = model._meta
+    if opts.related_objects:
+        raise TypeError(f"delete_rows: {opts.label} has rows referring to it; use the ORM")
+    from django.db.models import signals
+
+    if signals.pre_delete.has_listeners(model) or signals.post_delete.has_listeners(model):
+        raise TypeError(f"delete_rows: {opts.label} has delete signals; use the ORM")
+    connection = connections[using]
+    qn = connection.ops.quote_name
+    sql = _write_sql(("delete", using, opts.label, len(pks)), lambda: (
+        f"DELETE FROM {qn(opts.db_table)} WHERE {qn(opts.pk.column)} IN "  # noqa: S608
+        f"({', '.join(['%s'] * len(pks))})"))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [opts.pk.get_db_prep_value(pk, connection) for pk in pks])
+        return cursor.rowcount
+
+
+def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
+                update_conflicts: tuple[list[str], list[str]] | None = None,
+                using: str = DEFAULT_DB_ALIAS) -> list[Any]:
+    """``INSERT`` new instances of one model in one statement; returns them, saved.
+
+    What ``QuerySet.bulk_create`` writes, without compiling the statement anew for every call:
+    the SQL is built once per model, row count and conflict clause; each value goes through its
+    field's ``pre_save`` (``auto_now_add``…) and ``get_db_prep_save``, as the ORM's INSERT does.
+    An auto-incremented primary key comes back (``RETURNING``) and is set on its object, except
+    with ``ignore_conflicts``, where a skipped row has none (as with ``bulk_create``).
+    ``update_conflicts=(unique_fields, update_fields)``: ``ON CONFLICT … DO UPDATE`` those
+    fields. SQL that PostgreSQL and SQLite (3.35 and later) both take."""
+    if not objs:
+        return objs
+    model = type(objs[0])
+    if any(type(obj) is not model for obj in objs):
+        raise TypeError("insert_rows: one model per statement")
+    opts = model._meta
+    connection = connections[using]
+    auto_pk = opts.pk if isinstance(opts.pk, AutoFieldMixin) else None
+    if auto_pk is not None and any(obj.pk is not None for obj in objs):
+        raise ValueError("insert_rows: new rows only (the database gives the primary key)")
+    fields = [f for f in opts.concrete_fields if f is not auto_pk]
+    returning = auto_pk is not None and not ignore_conflicts
+    qn = connection.ops.quote_name
+
+    def build() -> str:
+        columns = ", ".join(qn(f.column) for f in fields)
+        row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+        values = ", ".join([row] * len(objs))
+        sql = f"INSERT INTO {qn(opts.db_table)} ({columns}) VALUES {values}"  # noqa: S608
+        if ignore_conflicts:
+            sql += " ON CONFLICT DO NOTHING"
+        elif update_conflicts is not None:
+            unique, update = update_conflicts
+            sql += (f" ON CONFLICT ({', '.join(qn(opts.get_field(n).column) for n in unique)})"
+                    " DO UPDATE SET " + ", ".join(
+                        f"{qn(opts.get_field(n).column)} = EXCLUDED.{qn(opts.get_field(n).column)}"
+                        for n in update))
+        if returning:
+            sql += f" RETURNING {qn(auto_pk.column)}"
+        return sql
+
+    key = ("insert", using, opts.label, len(objs), ignore_conflicts,
+           None if update_conflicts is None else tuple(map(tuple, update_conflicts)))
+    sql = _write_sql(key, build)
+    params = [field.get_db_prep_save(field.pre_save(obj, True), connection)
+              for obj in objs for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if returning:
+            rows = cursor.fetchall()
+            if len(rows) != len(objs):
+                raise RuntimeError(f"insert_rows: {len(rows)} keys for {len(objs)} rows")
+            for obj, (pk,) in zip(objs, rows, strict=True):
+                setattr(obj, auto_pk.attname, pk)
+    for obj in objs:
+        obj._state.adding = False
+        obj._state.db = using
+    return objs

@@ -144,3 +144,101 @@ def test_each_thread_compiles_its_own(game):
     for thread in threads:
         thread.join()
     assert results == [[s.pk for s in selectors.seats_of(game)]] * 4
+
+
+def test_update_row_writes_what_save_update_fields_writes(game):
+    """One UPDATE by primary key, the values prepared as the ORM prepares them (a datetime, a
+    JSON list, a choice): the row reads back as ``save(update_fields=...)`` leaves it."""
+    by_save = Game.objects.get(pk=game.pk)
+    later = timezone.now() + dt.timedelta(hours=3)
+    fields = ["seq", "updated_at", "status", "finished_at", "winners"]
+    for target in (by_save, Game.objects.get(pk=game.pk)):
+        target.seq, target.updated_at = 41, later
+        target.status, target.finished_at, target.winners = "finished", later, [2, 0]
+    with CaptureQueriesContext(connection) as queries:
+        from mascarade_site.prepared import update_row
+
+        assert update_row(target, fields) == 1
+    assert len(queries) == 1 and queries[0]["sql"].startswith("UPDATE")
+    written = _state(Game.objects.get(pk=game.pk), depth=0)
+    Game.objects.filter(pk=game.pk).update(seq=0, status="active", winners=[])
+    by_save.save(update_fields=fields)
+    # (save's auto_now puts its own updated_at; update_row keeps the object's)
+    saved = _state(Game.objects.get(pk=game.pk), depth=0)
+    assert written["updated_at"] == later and saved["updated_at"] != later
+    written.pop("updated_at"), saved.pop("updated_at")
+    assert written == saved
+    assert written["winners"] == [2, 0] and written["finished_at"] == later
+    gone = Game(pk=uuid.uuid4(), kind="mascarade", options={}, seed=1)
+    assert update_row(gone, ["seq"]) == 0
+
+
+def test_delete_rows_deletes_those_rows_only_and_refuses_referred_models(game):
+    from mascarade_site.prepared import delete_rows
+
+    rows = list(PendingDecision.objects.filter(game=game))
+    other = start_game(UserFactory(), [UserFactory() for _ in range(3)])
+    keep = list(PendingDecision.objects.filter(game=other))
+    assert rows and keep
+    assert delete_rows(PendingDecision, []) == 0
+    with CaptureQueriesContext(connection) as queries:
+        assert delete_rows(PendingDecision, [row.pk for row in rows] + [10**9]) == len(rows)
+    assert len(queries) == 1 and queries[0]["sql"].startswith("DELETE")
+    assert not PendingDecision.objects.filter(game=game).exists()
+    assert list(PendingDecision.objects.filter(game=other)) == keep
+    with pytest.raises(TypeError):
+        delete_rows(Game, [game.pk])  # seats, moves... refer to games: the ORM's collector
+
+
+def test_insert_rows_writes_what_bulk_create_writes(game):
+    """New rows with their keys back, JSON and datetimes prepared as the ORM prepares them, the
+    ``auto_now_add`` stamp, one statement for several rows; the same rows as ``bulk_create``."""
+    from games.models import MoveRecord, Notification, Snapshot
+    from mascarade_site.prepared import insert_rows
+
+    seat = Seat.objects.filter(game=game).first()
+    user = seat.user
+    other = start_game(UserFactory(), [UserFactory() for _ in range(3)])
+
+    def records(first_seq):
+        return [MoveRecord(game=g, seq=first_seq + i, seat=None, actor="system",
+                           payload={"type": "table", "n": [i, "é"]}, events=[{"i": i}])
+                for i, g in enumerate([game, other])]
+
+    with CaptureQueriesContext(connection) as queries:
+        ours = insert_rows(records(500))
+    assert len(queries) == 1 and queries[0]["sql"].startswith("INSERT")
+    theirs = MoveRecord.objects.bulk_create(records(600))
+    assert all(r.pk is not None and not r._state.adding for r in ours + theirs)
+    read = {r.pk: _state(r, depth=0) for r in MoveRecord.objects.filter(
+        pk__in=[r.pk for r in ours + theirs])}
+    for a, b in zip(ours, theirs, strict=True):
+        a_row, b_row = dict(read[a.pk]), dict(read[b.pk])
+        for row in (a_row, b_row):
+            row.pop("id"), row.pop("created_at"), row.pop("seq")
+        assert a_row == b_row
+        assert read[a.pk]["created_at"] == a.created_at  # auto_now_add, as the object says
+
+    # ON CONFLICT DO UPDATE: the snapshot replaced in place.
+    before = Snapshot.objects.get(game=game)
+    insert_rows([Snapshot(game_id=game.pk, seq=77, state={"x": [1]}, updated_at=None)],
+                update_conflicts=(["game"], ["seq", "state", "updated_at"]))
+    after = Snapshot.objects.get(game=game)
+    assert (after.seq, after.state) == (77, {"x": [1]}) and after.updated_at > before.updated_at
+    assert Snapshot.objects.filter(game=game).count() == 1
+
+    # ON CONFLICT DO NOTHING: a cause already queued is skipped, the others written.
+    def note(key):
+        return Notification(user=user, game=game, kind="your_turn", dedupe_key=key,
+                            next_attempt_at=timezone.now(), context={"k": key})
+
+    insert_rows([note("a")], ignore_conflicts=True)
+    insert_rows([note("a"), note("b")], ignore_conflicts=True)
+    assert sorted(Notification.objects.filter(game=game, dedupe_key__in=["a", "b"])
+                  .values_list("dedupe_key", flat=True)) == ["a", "b"]
+
+    with pytest.raises(TypeError):
+        insert_rows([note("c"), Snapshot(game_id=game.pk, seq=1, state={})])
+    with pytest.raises(ValueError):
+        insert_rows(ours[:1])  # already saved
+    assert insert_rows([]) == []
