@@ -11,8 +11,9 @@ nor the other processes add to), so that a change of the code's cost shows. It p
 ``bench/api.py`` does (read the game as the awaited player, send one of its legal moves), through
 Django's test client, whose own cost (building the request, reading the answer) is included and
 small; the connection's health check (one ``SELECT 1`` per request under gunicorn) is not, the
-test client leaving connections alone between requests. The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench_cpu`` on the local
-PostgreSQL) is dropped and created anew.
+test client leaving connections alone between requests. The database named in
+``BENCH_DATABASE_URL`` (default: ``mascarade_bench_cpu`` on the local PostgreSQL) is dropped and
+created anew.
 """
 
 from __future__ import annotations
