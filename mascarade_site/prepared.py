@@ -1,4 +1,4 @@
-"""ORM queries compiled once and run again with new values, for the hottest reads.
+"""ORM queries compiled once and run again with new values, for the hottest reads and writes.
 
 Django turns every queryset into SQL anew: on this project's hot paths (the token, the game, its
 seats, its pending decisions, read for every API request) that compilation costs more than the
@@ -14,6 +14,10 @@ Model instances only (no ``values()``, no ``prefetch_related``), and scalar valu
 ``__in`` lists, whose SQL depends on their length. The values must already be of the column's
 Python type, except a UUID, also taken as its text; any other value (a malformed id, say) goes
 to the plain queryset, which answers as the ORM does.
+
+The hottest writes (the rows a move appends, updates and deletes) have the same treatment:
+:func:`insert_rows`, :func:`update_row` and :func:`delete_rows` build their SQL once per shape
+and prepare each value through its field, as the ORM does, on PostgreSQL and SQLite alike.
 """
 
 from __future__ import annotations
@@ -167,12 +171,16 @@ def _as_kind(value: Any, kind: type) -> Any:
 # quoted table and column names and of placeholders only: every value is a parameter.
 
 _WRITE_SQL: dict[tuple, str] = {}
+#: Shapes kept (a few per hot write; a rare batch of another size is built and not kept).
+_WRITE_SQL_MAX = 256
 
 
 def _write_sql(key: tuple, build: Callable[[], str]) -> str:
     sql = _WRITE_SQL.get(key)
     if sql is None:
-        sql = _WRITE_SQL[key] = build()
+        sql = build()
+        if len(_WRITE_SQL) < _WRITE_SQL_MAX:
+            _WRITE_SQL[key] = sql
     return sql
 
 
