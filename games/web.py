@@ -86,10 +86,9 @@ def _names_then(events: list[dict], names: dict[int, str]) -> list[dict[int, str
     for event in reversed(events):
         out.append(current)
         seats = event.get("seats") if event.get("type") == "seat_change" else None
-        if isinstance(seats, list) and len(seats) == 2:
+        if isinstance(seats, list) and len(seats) == 2 and all(s in current for s in seats):
             a, b = seats
-            current = {**current, a: current.get(b, names.get(b)),
-                       b: current.get(a, names.get(a))}
+            current = {**current, a: current[b], b: current[a]}
     out.reverse()
     return out
 

@@ -380,12 +380,8 @@ def test_history_names_who_sat_at_a_seat_then_after_the_puppeteer_moved_players(
     # The preparatory exchange of seat 0 (player 0) with seat 1's card (player 1's then).
     assert f"exchanged (or pretended to) with {more[0].username}&#x27;s card" in html
     # Now: player 1 sits at seat 0 and player 0 at seat 1 (the seats list, current names).
-    state = selectors_view(game, more[0])
-    assert [(s["seat"], s["player"]) for s in state["seats"]][:2] == [
-        (0, more[0].username), (1, staff.username)]
-
-
-def selectors_view(game, user):
     from games import selectors
 
-    return selectors.game_payload(selectors.load_for_viewer(game, user), user)["state"]
+    state = selectors.game_payload(selectors.load_for_viewer(game, more[0]), more[0])["state"]
+    assert [(s["seat"], s["player"]) for s in state["seats"]][:2] == [
+        (0, more[0].username), (1, staff.username)]
