@@ -3,8 +3,10 @@
 Whatever causes a message (a decision now awaited, a game started or ended, a seat marked absent, a
 deadline getting near) writes a :class:`~games.models.Notification` row *in the same transaction*:
 rolled back with it, committed with it. After the commit a Celery task is asked to deliver it; if
-the broker is down the row waits and the periodic sweep delivers it later. Each row has a unique
-``dedupe_key`` (one message per cause), and delivery takes the row with ``SELECT … FOR UPDATE
+the broker is down the row waits and the periodic sweep delivers it later. Decision mails, which
+nearly every move writes, are left to the sweep (every ``SWEEP_SECONDS``, 5 s by default): no
+task per move, and one sweep delivers (or folds) all those a busy minute wrote. Each row has a
+unique ``dedupe_key`` (one message per cause), and delivery takes the row with ``SELECT … FOR UPDATE
 SKIP LOCKED`` and marks it ``sending`` before the mail goes out and ``sent`` after, so two tasks
 never send it twice. A failed send is retried with exponential backoff, up to :data:`MAX_ATTEMPTS`.
 
@@ -61,13 +63,15 @@ UNSUBSCRIBE_SALT = "games.notifications.unsubscribe"
 # Writing messages (inside the transaction of their cause)
 
 
-def _queue(rows: list[Notification]) -> list[Notification]:
-    """Insert (skipping causes already queued) and ask for delivery once committed."""
+def _queue(rows: list[Notification], enqueue: bool = True) -> list[Notification]:
+    """Insert (skipping causes already queued) and, with ``enqueue``, ask a worker for their
+    delivery once committed (without, the sweep delivers them)."""
     if not rows:
         return []
     created = insert_rows(rows, ignore_conflicts=True)
-    keys = [row.dedupe_key for row in created]
-    transaction.on_commit(lambda: enqueue_delivery(keys))
+    if enqueue and created:
+        keys = [row.dedupe_key for row in created]
+        transaction.on_commit(lambda: enqueue_delivery(keys))
     return created
 
 
@@ -86,7 +90,10 @@ def _wants_mail(seat: Seat | None) -> bool:
 
 
 def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]]) -> None:
-    """New decisions awaited from human players, in several games: one INSERT for them all."""
+    """New decisions awaited from human players, in several games: one INSERT for them all.
+
+    Delivered by the next sweep (within ``SWEEP_SECONDS``), not by a task of their own: a
+    move's commit queues nothing, and the sweep folds a game's decision mails in one pass."""
     now = timezone.now()
     notes = []
     for game, rows, seats in games:
@@ -98,7 +105,7 @@ def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]
                                         "deadline": row.deadline.isoformat(), "seq": game.seq})
                   for row in rows if row.user_id is not None and not row.bot
                   and _wants_mail(by_position.get(row.player))]
-    _queue(notes)
+    _queue(notes, enqueue=False)
 
 
 def game_started(game: Game, seats: list[Seat]) -> None:

@@ -87,6 +87,36 @@ def test_a_commit_queues_one_task_for_its_messages_safe_to_run_twice(
     assert len([m for m in mail.outbox if "start" in m.subject.lower()]) == 4
 
 
+def test_a_move_queues_no_task_its_decision_mail_goes_with_the_next_sweep(
+        users, django_capture_on_commit_callbacks, monkeypatch):
+    queued = []
+    monkeypatch.setattr(tasks.deliver_queued, "apply_async",
+                        lambda args, **kwargs: queued.append(args[0]))
+    game = start_game(users[0], users[1:], options={"players": 4})
+    deliver_all()  # the start's mails, whose task the patch above swallowed
+    row = PendingDecision.objects.get(game=game)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        services.submit_move(game.pk, {"type": "exchange", "target": (row.player + 1) % 4,
+                                       "swap": False}, user=users[row.player])
+    notes = Notification.objects.filter(game=game, kind__in=notifications.DECISION_KINDS,
+                                        status=Status.PENDING)
+    after_move = list(notes.select_related("user"))
+    assert after_move  # the move wrote the next decision's mail...
+    assert queued == []  # ...and asked no worker for it
+    assert all("deliver" not in repr(callback) for callback in callbacks)
+    # The next sweep delivers it, to its player, once.
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.sweep()["delivered"] == len(after_move)
+    assert sorted(a for message in mail.outbox for a in message.to) == sorted(
+        note.user.email for note in after_move)
+    assert set(Notification.objects.filter(pk__in=[n.pk for n in after_move])
+               .values_list("status", flat=True)) == {Status.SENT}
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.sweep()["delivered"] == 0
+    assert not notes.exists()
+
+
 def test_each_message_is_delivered_once_even_if_its_task_runs_twice(users):
     game = start_game(users[0], users[1:], options={"players": 4})
     note = Notification.objects.get(game=game, kind="your_turn")
