@@ -19,8 +19,9 @@ def _require_services() -> bool:
 
 def _missing(item: pytest.Item) -> str | None:
     if item.get_closest_marker("postgres"):
-        engine = settings.DATABASES["default"]["ENGINE"]
-        if engine != "django.db.backends.postgresql":
+        from django.db import connection
+
+        if connection.vendor != "postgresql":
             return "needs PostgreSQL: set DATABASE_URL=postgres://… (see README)"
     if item.get_closest_marker("redis") and not settings.REDIS_URL:
         return "needs Redis: set REDIS_URL=redis://… (see README)"
