@@ -10,18 +10,47 @@ does. A quiet socket on an open connection is used as it is. What neither check 
 advance (a network path that died silently) fails that request, and the connection is dropped
 at its end, as with Django's check when the failure comes just after it.
 
+It also reads ``timestamptz`` values with psycopg's own loader (in C with psycopg's binary
+package) when the session's time zone is UTC, as the settings make it: Django installs, for every
+connection, a loader written in Python that parses each value and then sets its time zone, which
+costs about 4 µs a value (a read of a game has about twenty). With a UTC session psycopg's loader
+gives the same values, in ``datetime.timezone.utc`` as Django's. With another time zone, Django's.
+
 ``ENGINE: "mascarade_site.postgres"`` (the settings choose it for a ``postgres://`` URL).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import select
 
+import psycopg
 from django.db.backends.postgresql import base
 from psycopg import pq
 
+#: psycopg's own text loader of ``timestamptz`` (its C one when psycopg-binary is installed).
+_TIMESTAMPTZ = psycopg.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
+
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    def create_cursor(self, name=None):
+        loader = self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
+        if name is None and self._utc_session():
+            if loader is not _TIMESTAMPTZ:
+                self.connection.adapters.register_loader(base.TIMESTAMPTZ_OID, _TIMESTAMPTZ)
+            return self.connection.cursor()
+        # A named (server-side) cursor, or a session in another time zone: Django's way, with
+        # Django's loader (put back on the connection if psycopg's is there).
+        if loader is _TIMESTAMPTZ:
+            base.register_tzloader(self.timezone, self.connection)
+        return super().create_cursor(name)
+
+    def _utc_session(self) -> bool:
+        """Django's time zone and the session's are both UTC: psycopg's loader then reads
+        ``timestamptz`` as Django's does."""
+        return (self.timezone is dt.UTC
+                and self.connection.pgconn.parameter_status(b"TimeZone") == b"UTC")
+
     def close_if_health_check_failed(self) -> None:
         if self.connection is None or not self.health_check_enabled or self.health_check_done:
             return

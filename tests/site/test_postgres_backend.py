@@ -1,13 +1,16 @@
-"""The PostgreSQL backend's health check: no round trip on a quiet connection, a new connection
-after the server closed the old one (mascarade_site/postgres/base.py)."""
+"""The PostgreSQL backend (mascarade_site/postgres/base.py): its health check sends nothing on a
+quiet connection and opens a new one after the server closed the old; its ``timestamptz`` values
+are those Django's loader gives."""
 
 from __future__ import annotations
 
+import datetime as dt
 import select
 import time
 
 import pytest
 from django.db import connection, connections
+from django.db.backends.postgresql import base
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -58,3 +61,57 @@ def test_a_connection_the_server_closed_is_replaced_before_the_query(other, monk
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [first])
         assert cursor.fetchone()[0] == 0
+
+
+def test_timestamptz_values_read_as_djangos_loader_reads_them(other):
+    from django.db.backends.postgresql.psycopg_any import BaseTzLoader
+    from psycopg import pq
+
+    other.ensure_connection()
+    sql = ("SELECT '2026-01-02 03:04:05.678901+00'::timestamptz, "
+           "'1999-12-31 23:30:00-05'::timestamptz, NULL::timestamptz")
+    with other.cursor() as cursor:
+        cursor.execute(sql)
+        ours = cursor.fetchone()
+    loader = other.connection.adapters.get_loader(1184, pq.Format.TEXT)
+    assert not issubclass(loader, BaseTzLoader)  # psycopg's own, not Django's
+    if pq.__impl__ == "binary":
+        assert loader.__module__.startswith("psycopg_binary")
+    expected = (dt.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=dt.UTC),
+                dt.datetime(2000, 1, 1, 4, 30, tzinfo=dt.UTC), None)
+    assert ours == expected
+    assert all(value.tzinfo is dt.UTC for value in ours[:2])
+    # Through Django's own loader: the same.
+    with other.cursor() as cursor:
+        base.register_tzloader(other.timezone, cursor.cursor)
+        cursor.execute(sql)
+        assert cursor.fetchone() == expected
+    # A session moved to another time zone gets Django's loader back.
+    with other.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'Europe/Paris'")
+    with other.cursor() as cursor:
+        assert issubclass(other.connection.adapters.get_loader(1184, pq.Format.TEXT),
+                          BaseTzLoader)
+        cursor.execute("SET TIME ZONE 'UTC'")
+    with other.cursor() as cursor:
+        cursor.execute(sql)
+        assert cursor.fetchone() == expected
+    assert other.connection.adapters.get_loader(1184, pq.Format.TEXT) is loader
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_server_side_cursor_reads_timestamptz_too():
+    from games.models import Notification
+    from tests.api.factories import UserFactory
+
+    user = UserFactory()
+    now = dt.datetime(2026, 11, 23, 17, 0, 1, 234567, tzinfo=dt.UTC)
+    Notification.objects.bulk_create([Notification(user=user, kind="started", dedupe_key=f"k{i}",
+                                                   next_attempt_at=now) for i in range(3)])
+    with connection.cursor():
+        pass  # psycopg's loader in place on the connection
+    streamed = list(Notification.objects.filter(user=user)
+                    .values_list("next_attempt_at", flat=True).iterator(chunk_size=2))
+    assert streamed == [now] * 3
+    assert list(Notification.objects.filter(user=user)
+                .values_list("next_attempt_at", flat=True)) == [now] * 3
