@@ -10,8 +10,9 @@ request of a single client with ``getrusage`` (the process's user CPU, which nei
 nor the other processes add to), so that a change of the code's cost shows. It plays as
 ``bench/api.py`` does (read the game as the awaited player, send one of its legal moves), through
 Django's test client, whose own cost (building the request, reading the answer) is included and
-small; the connection's health check (one ``SELECT 1`` per request under gunicorn) is not, the
-test client leaving connections alone between requests. The database named in
+small; the connection's health check at the start of each request under gunicorn (a look at its
+socket, no statement: ``mascarade_site/postgres/base.py``) is not, the test client leaving
+connections alone between requests. The database named in
 ``BENCH_DATABASE_URL`` (default: ``mascarade_bench_cpu`` on the local PostgreSQL) is dropped and
 created anew.
 """
