@@ -1,0 +1,69 @@
+"""Long-lived objects are frozen out of the collector's sight in the web and worker processes
+(mascarade_site.memory); what requests allocate afterwards is still collected."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+import weakref
+from pathlib import Path
+
+import pytest
+from django.core.signals import request_finished
+from django.test import Client
+
+from mascarade_site import memory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def unfreeze():
+    yield
+    gc.unfreeze()
+    request_finished.disconnect(dispatch_uid=memory.__name__)
+
+
+def ours() -> list:
+    return [r for r in request_finished.receivers if r[0][0] == memory.__name__]
+
+
+@pytest.mark.django_db
+def test_frozen_at_once_and_after_the_first_request_only(unfreeze, monkeypatch):
+    gc.unfreeze()
+    memory.freeze_after_first_request()
+    assert gc.get_freeze_count() > 10_000 and ours()
+    calls = []
+    real = memory.freeze_now
+    monkeypatch.setattr(memory, "freeze_now", lambda: calls.append(1) or real())
+    Client().get("/healthz")
+    assert calls == [1] and not ours()  # once, then gone
+    Client().get("/healthz")
+    assert calls == [1]
+    assert gc.isenabled()
+
+
+def test_garbage_made_after_the_freeze_is_still_collected(unfreeze):
+    memory.freeze_now()
+
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a  # a cycle: only the collector frees it
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert gone() is None
+
+
+def test_the_wsgi_module_freezes_each_worker():
+    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "mascarade_site.settings"}
+    code = ("import gc, json, mascarade_site.wsgi; "
+            "print(json.dumps(gc.get_freeze_count()))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) > 10_000
