@@ -60,9 +60,10 @@ def test_garbage_made_after_the_freeze_is_still_collected(unfreeze):
     assert gone() is None
 
 
-def test_the_wsgi_module_freezes_each_worker():
+@pytest.mark.parametrize("module", ["wsgi", "asgi"])
+def test_the_server_modules_freeze_each_worker(module):
     env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "mascarade_site.settings"}
-    code = ("import gc, json, mascarade_site.wsgi; "
+    code = (f"import gc, json, mascarade_site.{module}; "
             "print(json.dumps(gc.get_freeze_count()))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=120, check=True)
