@@ -93,18 +93,21 @@ def test_a_move_queues_no_task_its_decision_mail_goes_with_the_next_sweep(
     monkeypatch.setattr(tasks.deliver_queued, "apply_async",
                         lambda args, **kwargs: queued.append(args[0]))
     game = start_game(users[0], users[1:], options={"players": 4})
-    deliver_all()  # the start's mails, whose task the patch above swallowed
+    for note in Notification.objects.filter(game=game, kind="started"):
+        notifications.deliver(note.pk)  # the start's mails, whose task the patch swallowed
+    first = Notification.objects.get(game=game, kind="your_turn")  # not delivered yet
     row = PendingDecision.objects.get(game=game)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         services.submit_move(game.pk, {"type": "exchange", "target": (row.player + 1) % 4,
                                        "swap": False}, user=users[row.player])
     notes = Notification.objects.filter(game=game, kind__in=notifications.DECISION_KINDS,
                                         status=Status.PENDING)
-    after_move = list(notes.select_related("user"))
+    after_move = list(notes.exclude(pk=first.pk).select_related("user"))
     assert after_move  # the move wrote the next decision's mail...
     assert queued == []  # ...and asked no worker for it
     assert all("deliver" not in repr(callback) for callback in callbacks)
-    # The next sweep delivers it, to its player, once.
+    # The next sweep delivers it, to its player, once; the first player answered before it:
+    # no mail for them.
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
         assert tasks.sweep()["delivered"] == len(after_move)
@@ -112,6 +115,8 @@ def test_a_move_queues_no_task_its_decision_mail_goes_with_the_next_sweep(
         note.user.email for note in after_move)
     assert set(Notification.objects.filter(pk__in=[n.pk for n in after_move])
                .values_list("status", flat=True)) == {Status.SENT}
+    first.refresh_from_db()
+    assert first.status == Status.SKIPPED and first.last_error == "decision no longer awaited"
     with django_capture_on_commit_callbacks(execute=True):
         assert tasks.sweep()["delivered"] == 0
     assert not notes.exists()
