@@ -110,7 +110,8 @@ DATABASES = {
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, whose health check of a reused connection looks at its socket instead
-    # of sending SELECT 1 on each request (mascarade_site/postgres/base.py).
+    # of sending SELECT 1 on each request, and which reads timestamptz with psycopg's C loader
+    # (mascarade_site/postgres/base.py).
     DATABASES["default"]["ENGINE"] = "mascarade_site.postgres"
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

@@ -59,11 +59,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self.health_check_done = True
 
     def is_quiet(self) -> bool:
-        """The connection is open and the server has sent nothing since the last answer (psycopg
-        3); with another driver, Django's ``SELECT 1``."""
-        pgconn = getattr(self.connection, "pgconn", None)
-        if pgconn is None:
-            return self.is_usable()
+        """The connection is open and the server has sent nothing since the last answer."""
+        pgconn = self.connection.pgconn
         if self.connection.closed or pgconn.status != pq.ConnStatus.OK:
             return False
         try:
