@@ -14,6 +14,15 @@ move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it 
 ``--seconds`` sets the length of each measured run. Under each run's figures: how busy the
 cores were with gunicorn, PostgreSQL and the clients (this process), and that per move.
 
+By default each client sends its next request as soon as it has the answer to the last (a closed
+loop: the server always holds as many requests as there are clients, so at 50 clients the mean
+latency is 50 divided by the requests answered per second). ``--rate R`` (moves/s for all the
+clients together; several rates separated by commas) adds runs in which each client moves on a
+schedule instead, one move every ``clients / R`` seconds from a random phase (an open loop, as
+players who do not all act at once): the latencies then tell what a client waits for at that
+load. A latency counts from the moment the move was due, so a server that falls behind shows it
+(no coordinated omission).
+
 The long games are measured twice, each against new games played the same way: made of
 exchanges without swap (the length alone: the state keeps its size), and made of looks (each
 look adds an entry to its player's ``knowledge``, which API.md has the game read list in full:
@@ -177,8 +186,10 @@ class Client:
     clients share one asyncio loop: the load generator takes as little of the shared cores as
     it can."""
 
-    def __init__(self, port: int, table: dict, policy: str, seed: int, new_table):
+    def __init__(self, port: int, table: dict, policy: str, seed: int, new_table,
+                 interval: float = 0.0):
         self.port, self.table, self.policy = port, table, policy
+        self.interval = interval  # seconds between two moves' due times; 0: at once
         self.rng = random.Random(seed)
         self.new_table = new_table
         self.post_ms: list[float] = []
@@ -186,14 +197,14 @@ class Client:
         self.moves = 0
         self.errors: dict[int, int] = {}
 
-    async def call(self, method: str, path: str, token: str, body=None
+    async def call(self, method: str, path: str, token: str, body=None, since: float | None = None
                    ) -> tuple[int, dict, float]:
         data = json.dumps(body).encode() if body is not None else b""
         head = (f"{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n"
                 f"Authorization: Token {token}\r\n")
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
-        start = time.perf_counter()
+        start = time.perf_counter() if since is None else since
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
         writer.write(head.encode() + b"\r\n" + data)
         raw = await reader.read()  # HTTP/1.0: the answer ends when the server closes
@@ -208,9 +219,17 @@ class Client:
 
         bot = get_bot("mascarade", "random")
         awaited = self.table["first"]
+        due = time.perf_counter() + self.rng.random() * self.interval
+        move_due = None  # on a schedule: when the move being made was due
         while not stop.is_set():
+            since = None
+            if self.interval and move_due is None:  # wait for the next move's time, if ahead
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                since = move_due = due
+                due += self.interval
             url = f"/api/v1/games/{self.table['game']}/"
-            status, game, ms = await self.call("GET", url, self.table["tokens"][awaited])
+            status, game, ms = await self.call("GET", url, self.table["tokens"][awaited],
+                                               since=since)
             self.get_ms.append(ms)
             if game.get("status") != "active":
                 self.table = await asyncio.get_running_loop().run_in_executor(
@@ -226,6 +245,7 @@ class Client:
                     else quiet(moves, self.policy))
             status, answer, ms = await self.call("POST", url + "moves/", token,
                                                  {"move": move, "expected_seq": game["seq"]})
+            move_due = None
             if stop.is_set():
                 break
             self.post_ms.append(ms)
@@ -277,8 +297,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare) -> dict:
-    clients = [Client(port, table, policy, i, spare) for i, table in enumerate(tables)]
+def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
+              rate: float = 0.0) -> dict:
+    """One measured run; ``rate``: moves/s offered by all the clients together (0: each client
+    goes on as soon as it has its answer)."""
+    interval = len(tables) / rate if rate else 0.0
+    clients = [Client(port, table, policy, i, spare, interval)
+               for i, table in enumerate(tables)]
 
     async def measure() -> tuple[float, list]:
         stop = asyncio.Event()
@@ -337,6 +362,9 @@ def main() -> None:
     parser.add_argument("--clients", default="10,50,200")
     parser.add_argument("--long-clients", default="10,50")
     parser.add_argument("--long-moves", type=int, default=1000)
+    parser.add_argument("--rate", default="",
+                        help="moves/s offered by the clients together, on a schedule: runs at "
+                             "each of these rates (e.g. 150,200) after the closed-loop ones")
     args = parser.parse_args()
     db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
     env = server_env(db_url)
@@ -376,6 +404,12 @@ def main() -> None:
             analyze()
             report(f"{n:>3} clients, new games, random bot", run_level(
                 port, tables, "random", args.seconds, spare))
+            for rate in [float(r) for r in args.rate.split(",") if r.strip()]:
+                tables = make_tables(n, f"r{n}x{rate:g}x")
+                spares[:] = make_tables(int(args.seconds * rate / 30) + n, f"t{n}x{rate:g}x")
+                analyze()
+                report(f"{n:>3} clients, {rate:g} moves/s offered", run_level(
+                    port, tables, "random", args.seconds, spare, rate))
         for n in levels(args.long_clients):
             for policy in ("exchanges", "looks"):
                 short = make_tables(n, f"q{n}{policy[0]}x", policy=policy)
