@@ -5,7 +5,8 @@ deadline getting near) writes a :class:`~games.models.Notification` row *in the 
 rolled back with it, committed with it. After the commit a Celery task is asked to deliver it; if
 the broker is down the row waits and the periodic sweep delivers it later. Decision mails, which
 nearly every move writes, are left to the sweep (every ``SWEEP_SECONDS``, 5 s by default): no
-task per move, and one sweep delivers (or folds) all those a busy minute wrote. Each row has a
+task per move, and one sweep delivers (or folds) all those a busy minute wrote; so are the
+reminders, which the sweep itself writes just before. Each row has a
 unique ``dedupe_key`` (one message per cause), and delivery takes the row with ``SELECT … FOR UPDATE
 SKIP LOCKED`` and marks it ``sending`` before the mail goes out and ``sent`` after, so two tasks
 never send it twice. A failed send is retried with exponential backoff, up to :data:`MAX_ATTEMPTS`.
@@ -137,7 +138,8 @@ def marked_absent(game: Game, seat: Seat) -> None:
 
 def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
     """"A deadline is near" for decisions at 80% of their time, once per decision (the row's
-    ``remind_at`` is cleared); a decision already answered has no row left, so no reminder."""
+    ``remind_at`` is cleared); a decision already answered has no row left, so no reminder.
+    The sweep calls it just before delivering what is due: no task of their own."""
     now = now or timezone.now()
     with transaction.atomic():
         # (of=self: the rows only, not the joined games, which moves would wait for)
@@ -151,7 +153,7 @@ def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
                              dedupe_key=f"reminder:{row.pk}", next_attempt_at=now,
                              context={"decision": row.decision, "pending": row.pk,
                                       "deadline": row.deadline.isoformat()})
-                for row in rows])
+                for row in rows], enqueue=False)
         PendingDecision.objects.filter(pk__in=[row.pk for row in rows]).update(remind_at=None)
     return len(rows)
 

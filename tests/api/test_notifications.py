@@ -210,19 +210,28 @@ def test_folding_counts_the_messages_it_absorbs(users):
         "pk", flat=True)) == {rows[1].pk, rows[2].pk}
 
 
-def test_the_reminder_goes_at_80_percent_once_and_not_after_an_answer(users):
+def test_the_reminder_goes_at_80_percent_once_and_not_after_an_answer(
+        users, django_capture_on_commit_callbacks, monkeypatch):
     game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 1000})
     row = PendingDecision.objects.get(game=game)
     assert 790 <= (row.remind_at - row.created_at).total_seconds() <= 810
     assert notifications.queue_reminders() == 0
-    with later(14):
+    queued = []
+    monkeypatch.setattr(tasks.deliver_queued, "apply_async",
+                        lambda args, **kwargs: queued.append(args[0]))
+    with later(14), django_capture_on_commit_callbacks(execute=True):
         assert notifications.queue_reminders() == 1
         assert notifications.queue_reminders() == 0
+    assert queued == []  # the sweep that wrote it delivers it next
     reminder = Notification.objects.get(kind="reminder")
     assert reminder.user_id == row.user_id
-    with later(14.5):
-        assert notifications.deliver(reminder.pk) == Status.SENT
-    assert "deadline is near" in mail.outbox[-1].subject
+    with later(14.2), django_capture_on_commit_callbacks(execute=True):
+        assert tasks.sweep()["delivered"] >= 1
+    reminder.refresh_from_db()
+    assert reminder.status == Status.SENT
+    assert notifications.deliver(reminder.pk) == "not due"
+    assert any("deadline is near" in m.subject and m.to == [users[row.player].email]
+               for m in mail.outbox)
     # Answered before the reminder went out: it is skipped.
     game2 = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 1000})
     row = PendingDecision.objects.get(game=game2)
