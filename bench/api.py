@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.client
-import json
 import os
 import random
 import secrets
@@ -46,6 +45,8 @@ import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -180,6 +181,27 @@ def quiet(moves: list[dict], policy: str = "looks") -> dict:
 # Clients
 
 
+class _OneExchange(asyncio.Protocol):
+    """One request on its own connection, the whole answer read until the server closes it: a
+    bare protocol (no stream objects), so that the load generator takes little of the cores."""
+
+    def __init__(self, request: bytes, done: asyncio.Future):
+        self.request, self.done, self.chunks = request, done, []
+
+    def connection_made(self, transport) -> None:
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        self.chunks.append(data)
+
+    def connection_lost(self, exc) -> None:
+        if not self.done.done():
+            if exc is None:
+                self.done.set_result(b"".join(self.chunks))
+            else:
+                self.done.set_exception(exc)
+
+
 class Client:
     """One client: reads its game as the awaited player, sends a move, and again, on its own
     connection for each request (gunicorn's sync workers close it after each answer). All the
@@ -199,20 +221,21 @@ class Client:
 
     async def call(self, method: str, path: str, token: str, body=None, since: float | None = None
                    ) -> tuple[int, dict, float]:
-        data = json.dumps(body).encode() if body is not None else b""
+        data = orjson.dumps(body) if body is not None else b""
         head = (f"{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n"
                 f"Authorization: Token {token}\r\n")
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
         start = time.perf_counter() if since is None else since
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-        writer.write(head.encode() + b"\r\n" + data)
-        raw = await reader.read()  # HTTP/1.0: the answer ends when the server closes
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        await loop.create_connection(lambda: _OneExchange(head.encode() + b"\r\n" + data, done),
+                                     "127.0.0.1", self.port)
+        raw = await done  # HTTP/1.0: the answer ends when the server closes
         elapsed = (time.perf_counter() - start) * 1000
-        writer.close()
         header, _, payload = raw.partition(b"\r\n\r\n")
         status = int(header.split(b" ", 2)[1])
-        return status, json.loads(payload) if payload else {}, elapsed
+        return status, orjson.loads(payload) if payload else {}, elapsed
 
     async def run(self, stop: asyncio.Event) -> None:
         from games.engine.bots import get_bot
