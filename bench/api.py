@@ -3,16 +3,17 @@ PostgreSQL. Prints sustained moves/s and p50/p95/p99 latencies of ``POST /moves/
 ``GET /games/{id}/``, at 10, 50 and 200 clients, then on games that already have 1,000 moves.
 
     .venv/bin/python bench/api.py [--seconds 15] [--clients 10,50,200] [--long-clients 10,50]
+                                     [--rate 100,150]
 
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench`` on the local
 PostgreSQL) is dropped and created anew, and analysed after each set-up. ``REDIS_URL``, when
-set, is used as in production (broker of the mail tasks the moves queue, cache for the
-throttles). Each client owns a game of four seats (four users, four tokens) and plays it in two
-requests per move: it reads the game as the awaited player (named by the answer to its last
-move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it with
-``expected_seq``; a client whose game ended takes a new one made before the run.
-``--seconds`` sets the length of each measured run. Under each run's figures: how busy the
-cores were with gunicorn, PostgreSQL and the clients (this process), and that per move.
+set, is used as in production (broker of the tasks the moves queue, such as a game's start and
+end mails; cache for the throttles). Each client owns a game of four seats (four users, four
+tokens) and plays it in two requests per move: it reads the game as the awaited player (named by
+the answer to its last move), lets a bot choose one of the ``you.legal_moves`` it carries and
+sends it with ``expected_seq``; a client whose game ended takes a new one made before the run.
+``--seconds`` sets the length of each measured run. Under each run's figures: how busy the cores
+were with gunicorn, PostgreSQL and the clients (this process), and that per move.
 
 By default each client sends its next request as soon as it has the answer to the last (a closed
 loop: the server always holds as many requests as there are clients, so at 50 clients the mean
@@ -26,7 +27,7 @@ load. A latency counts from the moment the move was due, so a server that falls 
 The long games are measured twice, each against new games played the same way: made of
 exchanges without swap (the length alone: the state keeps its size), and made of looks (each
 look adds an entry to its player's ``knowledge``, which API.md has the game read list in full:
-after 1,000 moves, about 250 entries per player and a 28 KB state).
+after 1,000 moves, about 250 entries per player and a 31 KB state).
 """
 
 from __future__ import annotations
@@ -328,7 +329,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
     clients = [Client(port, table, policy, i, spare, interval)
                for i, table in enumerate(tables)]
 
-    async def measure() -> tuple[float, list]:
+    async def measure() -> tuple[float, list, dict[str, float]]:
         stop = asyncio.Event()
         tasks = [asyncio.create_task(client.run(stop)) for client in clients]
         await asyncio.sleep(min(3.0, seconds / 4))  # warm-up, not counted

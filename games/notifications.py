@@ -6,10 +6,10 @@ rolled back with it, committed with it. After the commit a Celery task is asked 
 the broker is down the row waits and the periodic sweep delivers it later. Decision mails, which
 nearly every move writes, are left to the sweep (every ``SWEEP_SECONDS``, 5 s by default): no
 task per move, and one sweep delivers (or folds) all those a busy minute wrote; so are the
-reminders, which the sweep itself writes just before. Each row has a
-unique ``dedupe_key`` (one message per cause), and delivery takes the row with ``SELECT … FOR UPDATE
-SKIP LOCKED`` and marks it ``sending`` before the mail goes out and ``sent`` after, so two tasks
-never send it twice. A failed send is retried with exponential backoff, up to :data:`MAX_ATTEMPTS`.
+reminders, which the sweep itself writes just before. Each row has a unique ``dedupe_key`` (one
+message per cause), and delivery takes the row with ``SELECT … FOR UPDATE SKIP LOCKED`` and
+marks it ``sending`` before the mail goes out and ``sent`` after, so two tasks never send it
+twice. A failed send is retried with exponential backoff, up to :data:`MAX_ATTEMPTS`.
 
 Decision mails ("your turn", "a challenge window is open for you", "a power decision awaits you")
 are folded: at most one per game per user every :data:`FOLD_WINDOW`; those that come meanwhile wait
@@ -70,7 +70,7 @@ def _queue(rows: list[Notification], enqueue: bool = True) -> list[Notification]
     if not rows:
         return []
     created = insert_rows(rows, ignore_conflicts=True)
-    if enqueue and created:
+    if enqueue:
         keys = [row.dedupe_key for row in created]
         transaction.on_commit(lambda: enqueue_delivery(keys))
     return created
