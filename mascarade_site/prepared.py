@@ -53,6 +53,23 @@ def _marker(kind: type) -> Any:
     raise TypeError(f"PreparedQuery values may be UUID, int, str or date, not {kind!r}")
 
 
+def execute(connection: Any, sql: str, params: list, fetch: bool = False
+            ) -> tuple[list | None, int]:
+    """Run one statement; its rows (all of them, if ``fetch``) and its row count. On this
+    project's PostgreSQL backend, through the connection's kept cursor
+    (``mascarade_site/postgres/base.py``: no new cursor and wrapper for each statement), unless
+    the backend says to go Django's way (queries being recorded, execute wrappers...)."""
+    kept = getattr(connection, "kept_cursor", None)
+    cursor = kept() if kept is not None else None
+    if cursor is None:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return (cursor.fetchall() if fetch else None), cursor.rowcount
+    with connection.wrap_database_errors:
+        cursor.execute(sql, params)
+        return (cursor.fetchall() if fetch else None), cursor.rowcount
+
+
 class _Compiled:
     """What one thread needs to run the query again: its SQL, the parameters with the places of
     the values, and how rows become objects."""
@@ -95,9 +112,7 @@ class _Compiled:
         for slots, value in zip(self.slots, values, strict=True):
             for slot in slots:
                 params[slot] = value
-        with connection.cursor() as cursor:
-            cursor.execute(self.sql, params)
-            rows = cursor.fetchall()
+        rows, _ = execute(connection, self.sql, params, fetch=True)
         if self.converters:
             converted = []
             for row in rows:
@@ -204,9 +219,7 @@ def update_row(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> in
     params = [field.get_db_prep_save(getattr(obj, field.attname), connection)
               for field in targets]
     params.append(opts.pk.get_db_prep_value(obj.pk, connection))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    return execute(connection, sql, params)[1]
 
 
 def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> int:
@@ -228,9 +241,7 @@ def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> in
     sql = _write_sql(("delete", using, opts.label, len(pks)), lambda: (
         f"DELETE FROM {qn(opts.db_table)} WHERE {qn(opts.pk.column)} IN "  # noqa: S608
         f"({', '.join(['%s'] * len(pks))})"))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [opts.pk.get_db_prep_value(pk, connection) for pk in pks])
-        return cursor.rowcount
+    return execute(connection, sql, [opts.pk.get_db_prep_value(pk, connection) for pk in pks])[1]
 
 
 def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
@@ -281,14 +292,12 @@ def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
     sql = _write_sql(key, build)
     params = [field.get_db_prep_save(field.pre_save(obj, True), connection)
               for obj in objs for field in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        if returning:
-            rows = cursor.fetchall()
-            if len(rows) != len(objs):
-                raise RuntimeError(f"insert_rows: {len(rows)} keys for {len(objs)} rows")
-            for obj, (pk,) in zip(objs, rows, strict=True):
-                setattr(obj, auto_pk.attname, pk)
+    rows, _ = execute(connection, sql, params, fetch=returning)
+    if returning:
+        if len(rows) != len(objs):
+            raise RuntimeError(f"insert_rows: {len(rows)} keys for {len(objs)} rows")
+        for obj, (pk,) in zip(objs, rows, strict=True):
+            setattr(obj, auto_pk.attname, pk)
     for obj in objs:
         obj._state.adding = False
         obj._state.db = using

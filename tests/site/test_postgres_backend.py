@@ -115,3 +115,68 @@ def test_a_server_side_cursor_reads_timestamptz_too():
     assert streamed == [now] * 3
     assert list(Notification.objects.filter(user=user)
                 .values_list("next_attempt_at", flat=True)) == [now] * 3
+
+
+def test_the_kept_cursor_is_reused_and_stands_aside_when_asked(other, monkeypatch):
+    """``kept_cursor``: the same psycopg cursor statement after statement; none (Django's way)
+    while queries are recorded or an execute wrapper is installed, or in a session moved off
+    UTC; a new one on a new connection."""
+    from django.test.utils import CaptureQueriesContext
+
+    from mascarade_site.prepared import execute
+
+    first = other.kept_cursor()
+    assert first is not None and other.kept_cursor() is first
+    assert execute(other, "SELECT %s::int + 1", [41], fetch=True) == ([(42,)], 1)
+    assert other.kept_cursor() is first
+
+    with CaptureQueriesContext(other) as queries:
+        assert other.kept_cursor() is None
+        assert execute(other, "SELECT %s::int", [7], fetch=True)[0] == [(7,)]
+    assert [q["sql"] for q in queries] == ["SELECT 7::int"]  # seen by query counts
+
+    seen = []
+
+    def wrapper(execute_, sql, params, many, context):
+        seen.append(sql)
+        return execute_(sql, params, many, context)
+
+    with other.execute_wrapper(wrapper):
+        assert other.kept_cursor() is None
+        execute(other, "SELECT 1", [])
+    assert seen == ["SELECT 1"]
+
+    with other.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'Europe/Paris'")
+    assert other.kept_cursor() is None
+    with other.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'UTC'")
+
+    other.close()
+    again = other.kept_cursor()
+    assert again is not None and again is not first and again.connection is other.connection
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_kept_cursor_wraps_errors_and_respects_a_broken_transaction():
+    """A failed statement raises Django's exception; inside ``atomic`` the transaction is then
+    marked for rollback and the next statement is refused as Django refuses it, until the
+    block ends."""
+    from django.db import DatabaseError, IntegrityError, transaction
+    from django.db.transaction import TransactionManagementError
+
+    from mascarade_site.prepared import execute
+
+    with pytest.raises(DatabaseError) as error:
+        execute(connection, "SELECT 1/0", [])
+    assert type(error.value).__module__ == "django.db.utils"
+    assert execute(connection, "SELECT 2", [], fetch=True)[0] == [(2,)]  # autocommit: usable again
+
+    with transaction.atomic(using=connection.alias):
+        with pytest.raises(IntegrityError), transaction.atomic(using=connection.alias,
+                                                               savepoint=False):
+            execute(connection, "CREATE TEMPORARY TABLE kept (n int PRIMARY KEY)", [])
+            execute(connection, "INSERT INTO kept VALUES (1), (1)", [])
+        with pytest.raises(TransactionManagementError):
+            execute(connection, "SELECT 3", [])
+    assert execute(connection, "SELECT 4", [], fetch=True)[0] == [(4,)]
