@@ -9,6 +9,9 @@ from accounts.api import MeView, RegisterView, TokenView, VacationDetailView, Va
 from . import views
 
 urlpatterns = [
+    # The hottest first (no two of these routes match the same path: their order is free).
+    path("games/<uuid:id>/", views.GameDetailView.as_view(), name="api-game"),
+    path("games/<uuid:id>/moves/", views.MovesView.as_view(), name="api-game-moves"),
     path("auth/register/", RegisterView.as_view(), name="api-register"),
     path("auth/token/", TokenView.as_view(), name="api-token"),
     path("me/", MeView.as_view(), name="api-me"),
@@ -16,13 +19,11 @@ urlpatterns = [
     path("me/vacations/<int:id>/", VacationDetailView.as_view(), name="api-my-vacation"),
     path("me/games/", views.MyGamesView.as_view(), name="api-my-games"),
     path("games/", views.GamesView.as_view(), name="api-games"),
-    path("games/<uuid:id>/", views.GameDetailView.as_view(), name="api-game"),
     path("games/<uuid:id>/join/", views.JoinView.as_view(), name="api-game-join"),
     path("games/<uuid:id>/leave/", views.LeaveView.as_view(), name="api-game-leave"),
     path("games/<uuid:id>/bots/", views.BotsView.as_view(), name="api-game-bots"),
     path("games/<uuid:id>/legal-moves/", views.LegalMovesView.as_view(),
          name="api-game-legal-moves"),
-    path("games/<uuid:id>/moves/", views.MovesView.as_view(), name="api-game-moves"),
     path("games/<uuid:id>/back/", views.BackView.as_view(), name="api-game-back"),
     path("games/<uuid:id>/pause/", views.PauseView.as_view(), name="api-game-pause"),
     path("games/<uuid:id>/mute/", views.MuteView.as_view(), name="api-game-mute"),
