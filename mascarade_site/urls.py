@@ -9,7 +9,7 @@ from . import views
 
 urlpatterns = [
     # The API first: no other route starts with "api/", and its requests (most of the traffic)
-    # then skip the site's patterns (resolving a move's path went from about 90 to 20 µs).
+    # then skip the site's patterns (resolving a move's path: about 90 µs before, 35 after).
     path("api/v1/", include("games.api.urls")),
     path("api/v1/", include("moderation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
