@@ -7,13 +7,15 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from mascarade_site.fastload import FastLoad
+
 
 def validate_timezone(value: str) -> None:
     if value not in zoneinfo.available_timezones():
         raise ValidationError(_("%(value)s is not a known time zone."), params={"value": value})
 
 
-class User(AbstractUser):
+class User(FastLoad, AbstractUser):
     class Language(models.TextChoices):
         ENGLISH = "en", _("English")
         FRENCH = "fr", _("French")

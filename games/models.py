@@ -21,8 +21,10 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from mascarade_site.fastload import FastLoad
 
-class Game(models.Model):
+
+class Game(FastLoad, models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("open")
         ACTIVE = "active", _("active")
@@ -61,7 +63,7 @@ class Game(models.Model):
         return f"{self.kind} {self.id} ({self.status})"
 
 
-class Seat(models.Model):
+class Seat(FastLoad, models.Model):
     """A player of a game: a user or a bot, at ``position`` (the engine's player index)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
@@ -108,7 +110,7 @@ class Seat(models.Model):
         return f"Bot {self.position + 1}"
 
 
-class MoveRecord(models.Model):
+class MoveRecord(FastLoad, models.Model):
     """One applied move: append-only (a database trigger refuses UPDATE and DELETE)."""
 
     class Actor(models.TextChoices):
@@ -164,7 +166,7 @@ class CachedStateField(models.TextField):
         return self.get_prep_value(self.value_from_object(obj))
 
 
-class Snapshot(models.Model):
+class Snapshot(FastLoad, models.Model):
     """The engine state after ``seq`` moves: a cache, deletable at any time."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True,
@@ -177,7 +179,7 @@ class Snapshot(models.Model):
         return f"{self.game_id} @{self.seq}"
 
 
-class PendingDecision(models.Model):
+class PendingDecision(FastLoad, models.Model):
     """A decision the game waits for, with its deadline (mirrors ``Game.pending(state)``).
 
     Rows are replaced inside the move transaction: a decision still awaited from a player who did
@@ -235,7 +237,7 @@ class IdempotencyKey(models.Model):
         return f"{self.user_id}:{self.key}"
 
 
-class Notification(models.Model):
+class Notification(FastLoad, models.Model):
     """A message to a user, written in the transaction of what caused it (a transactional
     outbox), delivered later by a Celery task with retries; ``dedupe_key`` (unique) makes a second
     message for the same cause impossible."""
