@@ -56,16 +56,15 @@ def _marker(kind: type) -> Any:
 def execute(connection: Any, sql: str, params: list, fetch: bool = False
             ) -> tuple[list | None, int]:
     """Run one statement; its rows (all of them, if ``fetch``) and its row count. On this
-    project's PostgreSQL backend, through the connection's kept cursor
-    (``mascarade_site/postgres/base.py``: no new cursor and wrapper for each statement), unless
-    the backend says to go Django's way (queries being recorded, execute wrappers...)."""
-    kept = getattr(connection, "kept_cursor", None)
-    cursor = kept() if kept is not None else None
-    if cursor is None:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return (cursor.fetchall() if fetch else None), cursor.rowcount
-    with connection.wrap_database_errors:
+    project's PostgreSQL backend, through libpq directly (``mascarade_site/postgres/``: no
+    cursor and wrapper for each statement), unless the backend says to go Django's way
+    (queries being recorded, execute wrappers...)."""
+    run_hot = getattr(connection, "run_hot", None)
+    if run_hot is not None:
+        done = run_hot(sql, params, fetch)
+        if done is not None:
+            return done
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return (cursor.fetchall() if fetch else None), cursor.rowcount
 

@@ -116,10 +116,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     if env.bool("DB_PREPARED", default=True):
-        # Parameters bound by the server and statements prepared after a few runs: the same
-        # queries come back on every request, and PostgreSQL plans them once per connection.
+        # Parameters bound by the server, and the hot statements (those of every API request)
+        # prepared once per connection by the backend itself (mascarade_site/postgres/direct.py),
+        # so that PostgreSQL plans them once. psycopg's own automatic preparation stays off: it
+        # sends DEALLOCATE ALL after any rollback, which would drop the backend's statements too.
         DATABASES["default"].setdefault("OPTIONS", {}).update(
-            {"server_side_binding": True, "prepare_threshold": 2})
+            {"server_side_binding": True, "prepare_threshold": None})
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker, beat) share the file in development: wait for locks.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

@@ -16,10 +16,9 @@ connection, a loader written in Python that parses each value and then sets its 
 costs about 4 µs a value (a read of a game has about twenty). With a UTC session psycopg's loader
 gives the same values, in ``datetime.timezone.utc`` as Django's. With another time zone, Django's.
 
-And it keeps one cursor open for :meth:`DatabaseWrapper.kept_cursor`, through which
-``mascarade_site.prepared`` runs the hot paths' statements: Django makes a new psycopg cursor
-(which then looks up the adapters of each parameter and column anew) and a wrapper for every
-statement, about half the client's cost of a short query.
+And it runs the hot paths' statements (``mascarade_site.prepared``) through libpq directly
+(:meth:`DatabaseWrapper.run_hot`, ``direct.py``): for a short query, Django's cursor wrapper and
+a new psycopg cursor cost the client more than four times what the query itself does.
 
 ``ENGINE: "mascarade_site.postgres"`` (the settings choose it for a ``postgres://`` URL).
 """
@@ -33,39 +32,54 @@ import psycopg
 from django.db.backends.postgresql import base
 from psycopg import pq
 
+from .direct import Direct
+
 #: psycopg's own text loader of ``timestamptz`` (its C one when psycopg-binary is installed).
 _TIMESTAMPTZ = psycopg.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
-    _kept = None
+    _direct: Direct | None = None
 
-    def kept_cursor(self):
-        """A psycopg cursor of the open connection, the same from one call to the next, or
-        ``None`` where the statement must take Django's own way: when queries are being
-        recorded (``DEBUG``, ``CaptureQueriesContext``), when execute wrappers are installed, or
-        in a session whose time zone is not UTC. The checks Django makes before each statement
-        are made here too (health check, thread, broken transaction); the caller runs its
-        statement inside ``self.wrap_database_errors`` and reads all of its result before the
-        next one (no iterating while another statement runs)."""
-        if self.queries_logged or self.execute_wrappers:
+    def run_hot(self, sql: str, params: list, fetch: bool) -> tuple[list | None, int] | None:
+        """Run one statement through libpq directly (:mod:`.direct`): its rows (if ``fetch``)
+        and row count; or ``None``, having sent nothing, where it must take Django's own way:
+        while queries are being recorded (``DEBUG``, ``CaptureQueriesContext``); with execute
+        wrappers installed; without server-side binding (``DB_PREPARED=0``, for a pooler in
+        transaction mode, where a prepared statement may not be found again); in a session
+        whose time zone is not UTC; with an isolation level or access mode set on the
+        connection; for SQL with a ``%`` other than its placeholders. The checks Django makes
+        before each statement are made here too (health check, thread, broken transaction) and
+        errors are Django's (``wrap_database_errors``)."""
+        if (self.queries_logged or self.execute_wrappers
+                or not self.settings_dict["OPTIONS"].get("server_side_binding")):
             return None
         self.close_if_health_check_failed()
         self.ensure_connection()
         self.validate_thread_sharing()
         self.validate_no_broken_transaction()
-        if not self._utc_session():
+        conn = self.connection
+        if (not self._utc_session() or conn.isolation_level is not None
+                or conn.read_only is not None or conn.deferrable is not None):
             return None
-        cursor = self._kept
-        if cursor is None or cursor.connection is not self.connection or cursor.closed:
-            cursor = self._kept = self.create_cursor()
-        return cursor
+        direct = self._direct
+        if direct is None or direct.conn is not conn:
+            self._psycopg_timestamptz()
+            direct = self._direct = Direct(conn)
+        with self.wrap_database_errors:
+            return direct.run(sql, params, fetch)
+
+    def _psycopg_timestamptz(self) -> None:
+        """psycopg's loader of ``timestamptz`` on the connection (a UTC session)."""
+        if (self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
+                is not _TIMESTAMPTZ):
+            self.connection.adapters.register_loader(base.TIMESTAMPTZ_OID, _TIMESTAMPTZ)
 
     def create_cursor(self, name=None):
         loader = self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
         if name is None and self._utc_session():
             if loader is not _TIMESTAMPTZ:
-                self.connection.adapters.register_loader(base.TIMESTAMPTZ_OID, _TIMESTAMPTZ)
+                self._psycopg_timestamptz()
             return self.connection.cursor()
         # A named (server-side) cursor, or a session in another time zone: Django's way, with
         # Django's loader (put back on the connection if psycopg's is there).

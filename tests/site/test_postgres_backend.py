@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import select
 import time
+import uuid
 
 import pytest
 from django.db import connection, connections
@@ -117,21 +118,40 @@ def test_a_server_side_cursor_reads_timestamptz_too():
                 .values_list("next_attempt_at", flat=True)) == [now] * 3
 
 
-def test_the_kept_cursor_is_reused_and_stands_aside_when_asked(other, monkeypatch):
-    """``kept_cursor``: the same psycopg cursor statement after statement; none (Django's way)
-    while queries are recorded or an execute wrapper is installed, or in a session moved off
-    UTC; a new one on a new connection."""
+def test_hot_statements_run_direct_and_stand_aside_when_asked(other):
+    """``run_hot``: statements prepared once per connection and run through libpq, with the
+    values a cursor gives; Django's way (nothing sent here) while queries are recorded or an
+    execute wrapper is installed, in a session moved off UTC, for a ``%`` other than the
+    placeholders; a new ``Direct`` on a new connection."""
     from django.test.utils import CaptureQueriesContext
 
     from mascarade_site.prepared import execute
 
-    first = other.kept_cursor()
-    assert first is not None and other.kept_cursor() is first
-    assert execute(other, "SELECT %s::int + 1", [41], fetch=True) == ([(42,)], 1)
-    assert other.kept_cursor() is first
+    sql = ("SELECT %s::int + 1, %s::text, %s::timestamptz, %s::jsonb, %s::uuid, %s::date, "
+           "%s::bigint, %s::text IS NULL")
+
+    when = dt.datetime(2026, 11, 23, 18, 0, 1, 5, tzinfo=dt.UTC)
+    values = [41, "été ? %s 100%", when, '{"a": [1, "é"]}', uuid.UUID(int=7),
+              dt.date(2026, 2, 28), 2**40, None]
+    with other.cursor() as cursor:
+        cursor.execute(sql, values)
+        expected = cursor.fetchall()
+    assert other.run_hot(sql, values, True) == (expected, 1)
+    direct = other._direct
+    assert direct is not None and len(direct.names) == 1
+    assert execute(other, sql, values, fetch=True) == (expected, 1)
+    assert len(direct.names) == 1  # prepared once
+    assert other.run_hot(sql, [1, "", when, "[]", uuid.UUID(int=1), dt.date.min, 0, "x"],
+                         True)[0][0][0] == 2
+    assert other.run_hot("SELECT 1 WHERE %s::text LIKE '100%%'", ["x"], True) is None
+    # Past the most statements a connection prepares, the others are sent unprepared.
+    direct.PREPARED_MAX = len(direct.names)
+    assert other.run_hot("SELECT %s::int * 2", [21], True) == ([(42,)], 1)
+    assert len(direct.names) == direct.PREPARED_MAX
+    del direct.PREPARED_MAX
 
     with CaptureQueriesContext(other) as queries:
-        assert other.kept_cursor() is None
+        assert other.run_hot("SELECT %s::int", [7], True) is None
         assert execute(other, "SELECT %s::int", [7], fetch=True)[0] == [(7,)]
     assert [q["sql"] for q in queries] == ["SELECT 7::int"]  # seen by query counts
 
@@ -142,41 +162,82 @@ def test_the_kept_cursor_is_reused_and_stands_aside_when_asked(other, monkeypatc
         return execute_(sql, params, many, context)
 
     with other.execute_wrapper(wrapper):
-        assert other.kept_cursor() is None
+        assert other.run_hot("SELECT 1", [], True) is None
         execute(other, "SELECT 1", [])
     assert seen == ["SELECT 1"]
 
     with other.cursor() as cursor:
         cursor.execute("SET TIME ZONE 'Europe/Paris'")
-    assert other.kept_cursor() is None
+    assert other.run_hot("SELECT 1", [], True) is None
     with other.cursor() as cursor:
         cursor.execute("SET TIME ZONE 'UTC'")
 
+    other.settings_dict["OPTIONS"]["server_side_binding"] = False  # as with DB_PREPARED=0
+    try:
+        assert other.run_hot("SELECT 1", [], True) is None
+    finally:
+        other.settings_dict["OPTIONS"]["server_side_binding"] = True
+
     other.close()
-    again = other.kept_cursor()
-    assert again is not None and again is not first and again.connection is other.connection
+    assert other.run_hot("SELECT %s::int", [3], True) == ([(3,)], 1)
+    assert other._direct is not direct and other._direct.conn is other.connection
+
+
+def test_a_long_value_and_many_rows_go_through():
+    """A value of several hundred kilobytes (more than a socket buffer) is sent whole; every
+    row of a long answer comes back."""
+    big = "x" * 600_000
+    rows, count = connection.run_hot("SELECT length(%s::text), g FROM generate_series(1, 5000) g",
+                                     [big], True)
+    assert count == 5000 and rows[0] == (600_000, 1) and rows[-1] == (600_000, 5000)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_kept_cursor_wraps_errors_and_respects_a_broken_transaction():
-    """A failed statement raises Django's exception; inside ``atomic`` the transaction is then
-    marked for rollback and the next statement is refused as Django refuses it, until the
-    block ends."""
+def test_hot_statements_in_transactions_and_their_errors():
+    """Outside autocommit the first statement begins the transaction (its writes are rolled
+    back with it; a statement prepared in it stays usable); a failed statement raises Django's
+    exception; inside ``atomic`` the transaction is then marked for rollback and the next
+    statement refused as Django refuses it, until the block ends."""
     from django.db import DatabaseError, IntegrityError, transaction
     from django.db.transaction import TransactionManagementError
 
     from mascarade_site.prepared import execute
 
-    with pytest.raises(DatabaseError) as error:
-        execute(connection, "SELECT 1/0", [])
-    assert type(error.value).__module__ == "django.db.utils"
-    assert execute(connection, "SELECT 2", [], fetch=True)[0] == [(2,)]  # autocommit: usable again
+    # psycopg's own preparation is off: after a rollback it would send DEALLOCATE ALL, and
+    # the statements prepared here would be gone.
+    connection.ensure_connection()
+    assert connection.connection.prepare_threshold is None
+    execute(connection, "CREATE TABLE IF NOT EXISTS hot_direct (n int PRIMARY KEY)", [])
+    try:
+        with pytest.raises(DatabaseError) as error:
+            execute(connection, "SELECT 1/%s::int", [0])
+        assert type(error.value).__module__ == "django.db.utils"
+        assert execute(connection, "SELECT %s::int", [2], fetch=True)[0] == [(2,)]
 
-    with transaction.atomic(using=connection.alias):
-        with pytest.raises(IntegrityError), transaction.atomic(using=connection.alias,
-                                                               savepoint=False):
-            execute(connection, "CREATE TEMPORARY TABLE kept (n int PRIMARY KEY)", [])
-            execute(connection, "INSERT INTO kept VALUES (1), (1)", [])
-        with pytest.raises(TransactionManagementError):
-            execute(connection, "SELECT 3", [])
-    assert execute(connection, "SELECT 4", [], fetch=True)[0] == [(4,)]
+        class Undo(Exception):
+            pass
+
+        with pytest.raises(Undo), transaction.atomic():
+            assert execute(connection, "INSERT INTO hot_direct VALUES (%s)", [1]) == (None, 1)
+            assert connection.connection.pgconn.transaction_status == 2  # INTRANS
+            raise Undo
+        assert execute(connection, "SELECT count(*) FROM hot_direct WHERE n > %s", [-1],
+                       fetch=True)[0] == [(0,)]
+        with transaction.atomic():
+            execute(connection, "INSERT INTO hot_direct VALUES (%s)", [1])
+        assert execute(connection, "SELECT count(*) FROM hot_direct WHERE n > %s", [-1],
+                       fetch=True)[0] == [(1,)]
+
+        with transaction.atomic():  # a savepoint rolled back, as Django does it
+            with pytest.raises(IntegrityError), transaction.atomic():
+                execute(connection, "INSERT INTO hot_direct VALUES (%s)", [1])
+            assert execute(connection, "SELECT count(*) FROM hot_direct WHERE n > %s", [-1],
+                           fetch=True)[0] == [(1,)]
+        with transaction.atomic():
+            with pytest.raises(IntegrityError), transaction.atomic(savepoint=False):
+                execute(connection, "INSERT INTO hot_direct VALUES (%s)", [1])
+            with pytest.raises(TransactionManagementError):
+                execute(connection, "SELECT %s::int", [3])
+        assert execute(connection, "SELECT %s::int", [4], fetch=True)[0] == [(4,)]
+    finally:
+        execute(connection, "DROP TABLE hot_direct", [])
