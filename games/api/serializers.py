@@ -88,10 +88,14 @@ class MuteOut(serializers.Serializer):
     muted = serializers.BooleanField()
 
 
+#: The largest ``expected_seq`` a move may carry (a PostgreSQL integer).
+MAX_SEQ = 2**31 - 1
+
+
 class MoveIn(serializers.Serializer):
     move = MoveField()
     expected_seq = serializers.IntegerField(required=False, allow_null=True, min_value=0,
-                                            max_value=2**31 - 1)
+                                            max_value=MAX_SEQ)
 
 
 class GamesQuery(serializers.Serializer):
