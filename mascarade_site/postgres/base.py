@@ -76,14 +76,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
             self.connection.adapters.register_loader(base.TIMESTAMPTZ_OID, _TIMESTAMPTZ)
 
     def create_cursor(self, name=None):
-        loader = self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
         if name is None and self._utc_session():
-            if loader is not _TIMESTAMPTZ:
-                self._psycopg_timestamptz()
+            self._psycopg_timestamptz()
             return self.connection.cursor()
         # A named (server-side) cursor, or a session in another time zone: Django's way, with
         # Django's loader (put back on the connection if psycopg's is there).
-        if loader is _TIMESTAMPTZ:
+        if (self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
+                is _TIMESTAMPTZ):
             base.register_tzloader(self.timezone, self.connection)
         return super().create_cursor(name)
 
