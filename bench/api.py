@@ -393,8 +393,11 @@ def main() -> None:
     db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
     env = server_env(db_url)
     fresh_database(db_url, env)
+    # (VAR_DIR too: the start mails of the games set up here are queued in the bench's own
+    # var/, not in the queue that `make run`'s worker would then have to work through first)
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "DEBUG", "SECRET_KEY",
-                                            "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE")})
+                                            "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE",
+                                            "VAR_DIR")})
     import django
 
     django.setup()
