@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import http.client
 import os
@@ -307,12 +308,23 @@ def cpu_seconds() -> dict[int, tuple[str, float]]:
 
 
 def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
-    """Cores used by each group between two :func:`cpu_seconds` readings (a process that ended
-    meanwhile is left out, one that started counts from its start)."""
+    """Cores used by each group between two :func:`cpu_seconds` readings (a process that
+    started meanwhile counts from its start; one that ended counts up to its last reading in
+    ``after``, which :func:`watch_cpu` keeps)."""
     out = {"gunicorn": 0.0, "postgres": 0.0, "clients": 0.0}
     for pid, (group, used) in after.items():
         out[group] += (used - before.get(pid, (group, 0.0))[1]) / elapsed
     return out
+
+
+async def watch_cpu(seen: dict, stop: asyncio.Event) -> None:
+    """Read :func:`cpu_seconds` into ``seen`` every half second until ``stop``: a PostgreSQL
+    backend that ends during a run (Django closes its connections after ``CONN_MAX_AGE``) then
+    still counts up to its last reading instead of dropping out of the figures."""
+    while not stop.is_set():
+        seen.update(cpu_seconds())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -340,9 +352,15 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
             client.moves = 0
         cpu_before = cpu_seconds()
         start = time.perf_counter()
+        seen = dict(cpu_before)
+        watching = asyncio.Event()
+        watcher = asyncio.create_task(watch_cpu(seen, watching))
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - start
-        cpu = cpu_share(cpu_before, cpu_seconds(), elapsed)
+        watching.set()
+        await watcher
+        seen.update(cpu_seconds())
+        cpu = cpu_share(cpu_before, seen, elapsed)
         snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors))
                     for c in clients]
         stop.set()
