@@ -152,7 +152,7 @@ CELERY_DIR = VAR_DIR / "celery"
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "mascarade_site.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "mascarade",
         }

@@ -74,7 +74,7 @@ def test_settings_with_urls(tmp_path):
     assert got["db"] == "mascarade_site.postgres"  # Django's, with a cheaper health check
     assert got["db_name"] == "mascarade"
     assert got["broker"] == "redis://cache.example:6379/1"
-    assert got["cache"].endswith("RedisCache")
+    assert got["cache"] == "mascarade_site.redis_cache.RedisCache"  # one client per pool
     assert got["email"].endswith("smtp.EmailBackend")
     assert got["site_url"] == "https://mascarade.example"
     assert got["debug"] is False
