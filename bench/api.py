@@ -283,25 +283,31 @@ class Client:
                 self.errors[status] = self.errors.get(status, 0) + 1
 
 
-def cpu_seconds() -> dict[int, tuple[str, float]]:
+def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
+                ) -> dict[int, tuple[str, float]]:
     """CPU time used so far by each process of the server (gunicorn), of PostgreSQL and by this
-    one (the clients), read from /proc (Linux); empty elsewhere."""
+    one (the clients), read from /proc (Linux); empty elsewhere. With ``known`` (an earlier
+    reading), only those processes are read again (no scan of every process)."""
     out: dict[int, tuple[str, float]] = {}
     tick = os.sysconf("SC_CLK_TCK")
     try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+        pids = (list(known) if known is not None
+                else [int(p) for p in os.listdir("/proc") if p.isdigit()])
     except OSError:
         return out
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read()
+            if known is not None:
+                group = known[pid][0]
+            else:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+                group = ("clients" if pid == os.getpid() else "gunicorn" if b"gunicorn" in cmd
+                         else "postgres" if b"postgres" in cmd else None)
         except OSError:
             continue
-        group = ("clients" if pid == os.getpid() else "gunicorn" if b"gunicorn" in cmd
-                 else "postgres" if b"postgres" in cmd else None)
         if group:
             out[pid] = (group, (int(fields[11]) + int(fields[12])) / tick)
     return out
@@ -318,11 +324,13 @@ def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
 
 
 async def watch_cpu(seen: dict, stop: asyncio.Event) -> None:
-    """Read :func:`cpu_seconds` into ``seen`` every half second until ``stop``: a PostgreSQL
-    backend that ends during a run (Django closes its connections after ``CONN_MAX_AGE``) then
-    still counts up to its last reading instead of dropping out of the figures."""
+    """Read :func:`cpu_seconds` of the processes in ``seen`` into it every half second until
+    ``stop``: a PostgreSQL backend that ends during a run (Django closes its connections after
+    ``CONN_MAX_AGE``) then still counts up to its last reading instead of dropping out of the
+    figures. (Those started during the run are found by the reading at its end.)"""
+    known = dict(seen)
     while not stop.is_set():
-        seen.update(cpu_seconds())
+        seen.update(cpu_seconds(known))  # (the processes of the start: a few files to read)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), 0.5)
 
