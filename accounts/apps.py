@@ -6,6 +6,3 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "accounts"
     verbose_name = _("Accounts")
-
-    def ready(self):
-        from . import schema  # noqa: F401  (registers the OpenAPI authentication extensions)

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from mascarade_site.fastload import FastLoad
+from .usernames import UsernameValidator
 
 
 def validate_timezone(value: str) -> None:
@@ -15,7 +15,16 @@ def validate_timezone(value: str) -> None:
         raise ValidationError(_("%(value)s is not a known time zone."), params={"value": value})
 
 
-class User(FastLoad, AbstractUser):
+class User(AbstractUser):
+    username_validator = UsernameValidator()
+
+    # Django's, with the validator that refuses look-alike names (accounts/usernames.py).
+    username = models.CharField(
+        _("username"), max_length=150, unique=True,
+        help_text=_("Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only."),
+        validators=[username_validator],
+        error_messages={"unique": _("A user with that username already exists.")})
+
     class Language(models.TextChoices):
         ENGLISH = "en", _("English")
         FRENCH = "fr", _("French")

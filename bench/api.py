@@ -1,33 +1,48 @@
 """Benchmark of the REST API: clients playing bot moves over HTTP against gunicorn (2 workers) on
-PostgreSQL. Prints sustained moves/s and p50/p95/p99 latencies of ``POST /moves/`` and
-``GET /games/{id}/``, at 10, 50 and 200 clients, then on games that already have 1,000 moves.
+PostgreSQL. The headline first: 50 clients offering 100, 200 and 300 moves/s on a schedule (an
+open loop), with the moves/s answered and the p50/p95/p99 latencies of ``POST /moves/`` and
+``GET /games/{id}/``; then the same at 10, 50 and 200 clients each sending as fast as it is
+answered (a closed loop); then games that already have 1,000 moves.
 
-    .venv/bin/python bench/api.py [--seconds 15] [--clients 10,50,200] [--long-clients 10,50]
-                                     [--rate 100,150]
+    .venv/bin/python bench/api.py [--quick] [--seconds 15] [--open-clients 50]
+                                  [--open-rates 100,200,300] [--clients 10,50,200]
+                                  [--long-clients 10,50] [--long-moves 1000] [--rate 150]
 
-The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench`` on the local
-PostgreSQL) is dropped and created anew, and analysed after each set-up. ``REDIS_URL``, when
-set, is used as in production (broker of the tasks the moves queue, such as a game's start and
-end mails; cache for the throttles). Each client owns a game of four seats (four users, four
-tokens) and plays it in two requests per move: it reads the game as the awaited player (named by
-the answer to its last move), lets a bot choose one of the ``you.legal_moves`` it carries and
-sends it with ``expected_seq``; a client whose game ended takes a new one made before the run.
-``--seconds`` sets the length of each measured run. Under each run's figures: how busy the cores
-were with gunicorn, PostgreSQL and the clients (this process), and that per move.
+The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench`` on the local PostgreSQL)
+is dropped and created anew, and analysed after each set-up. ``REDIS_URL``, when set, is used as in
+production (broker of the tasks the moves queue, such as a game's start and end mails; the
+throttles), on the bench's own database number (15, emptied at the start: its tasks never reach the
+queue of `make run` or of the tests). Each client owns a game of four seats (four users, four
+tokens) and plays it in two requests per move: it reads the game as the awaited player (named by the
+answer to its last move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it
+with ``expected_seq``; a client whose game ended takes a new one made before the run. ``--seconds``
+sets the length of each measured run, after a warm-up of a quarter of it (3 s at most). Under each
+run's figures: how busy the cores were with gunicorn, PostgreSQL (its backends serving other
+databases left out), Redis and the clients (this process), and that per move, and with anything else
+(``others``: the machine's cores are shared, a run beside another job tells).
 
-By default each client sends its next request as soon as it has the answer to the last (a closed
-loop: the server always holds as many requests as there are clients, so at 50 clients the mean
-latency is 50 divided by the requests answered per second). ``--rate R`` (moves/s for all the
-clients together; several rates separated by commas) adds runs in which each client moves on a
-schedule instead, one move every ``clients / R`` seconds from a random phase (an open loop, as
-players who do not all act at once): the latencies then tell what a client waits for at that
-load. A latency counts from the moment the move was due, so a server that falls behind shows it
-(no coordinated omission).
+Open loop (``--open-clients`` clients, one run at each of ``--open-rates``, moves/s for all the
+clients together): each client moves on a schedule, one move every ``clients / rate`` seconds
+from a random phase, as players who do not all act at once. A ``GET``'s latency counts from the
+moment its move was due, so a server that falls behind shows it (no coordinated omission); a
+``POST``'s from its sending. Under those: each move's time from its due time to its answer, and
+the share of moves late by over 100 ms, counting those still unanswered at the end of the run
+whose time came more than 100 ms before it. ``--rate`` adds such runs at each number of
+``--clients`` (after its closed-loop run).
 
-The long games are measured twice, each against new games played the same way: made of
-exchanges without swap (the length alone: the state keeps its size), and made of looks (each
-look adds an entry to its player's ``knowledge``, which API.md has the game read list in full:
-after 1,000 moves, about 250 entries per player and a 31 KB state).
+Closed loop (``--clients``): each client sends its next request as soon as it has the answer to
+the last: the server always holds as many requests as there are clients, so at 50 clients the
+mean latency is 50 divided by the requests answered per second; the moves/s are the most the
+service answers.
+
+The long games (``--long-clients``, closed loop) are measured twice, each against new games
+played the same way: made of exchanges without swap (the length alone: the state keeps its
+size), and made of looks (each look adds an entry to its player's ``knowledge``, which API.md
+has the game read list in full: after 1,000 moves, about 250 entries per player and a 31 KB
+state).
+
+``--quick``: a smoke run of about a minute (5 s runs; 100 and 300 moves/s offered by 50
+clients, 50 clients in a closed loop, 10 on 200-move games); options given still apply.
 """
 
 from __future__ import annotations
@@ -39,6 +54,7 @@ import gc
 import http.client
 import os
 import random
+import re
 import secrets
 import shutil
 import socket
@@ -54,10 +70,25 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/mascarade_bench"
+#: On a schedule, a move answered more than this after its due time is late (ms).
+LATE_MS = 100.0
+
+
+#: The Redis database the bench uses (its tasks and throttles), emptied at each start: never the
+#: one ``REDIS_URL`` names, which `make run`'s worker and the tests use.
+BENCH_REDIS_DB = 15
+
+
+def bench_redis_url(url: str) -> str:
+    """``url`` with the bench's own database number."""
+    parts = urlsplit(url)
+    return parts._replace(path=f"/{BENCH_REDIS_DB}").geturl()
 
 
 def server_env(db_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG",)}
+    if env.get("REDIS_URL"):
+        env["REDIS_URL"] = bench_redis_url(env["REDIS_URL"])
     env.update({
         "DATABASE_URL": db_url, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "127.0.0.1,localhost", "SECURE_SSL_REDIRECT": "0",
@@ -78,6 +109,10 @@ def fresh_database(db_url: str, env: dict[str, str]) -> None:
     args = ["-h", parts.hostname or "127.0.0.1", "-p", str(parts.port or 5432),
             "-U", parts.username or "postgres"]
     shutil.rmtree(Path(env["VAR_DIR"]), ignore_errors=True)  # the last run's queued tasks
+    if env.get("REDIS_URL"):  # (its own database: the last run's tasks and throttles)
+        import redis
+
+        redis.Redis.from_url(env["REDIS_URL"]).flushdb()
     subprocess.run(["dropdb", "--if-exists", *args, name], check=True)
     subprocess.run(["createdb", *args, name], check=True)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
@@ -92,7 +127,8 @@ def free_port() -> int:
 
 def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
     gunicorn = Path(sys.executable).with_name("gunicorn")
-    proc = subprocess.Popen([str(gunicorn), "mascarade_site.wsgi", "--workers", "2",
+    proc = subprocess.Popen([str(gunicorn), "mascarade_site.wsgi",
+                             "--config", "python:mascarade_site.gunicorn", "--workers", "2",
                              "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
                              "--log-level", "warning"], cwd=ROOT, env=env)
     deadline = time.monotonic() + 30
@@ -116,18 +152,19 @@ def make_tables(count: int, tag: str, moves_before: int = 0, policy: str = "look
                 ) -> list[dict]:
     """``count`` started games of 4 seats, each with its 4 users' tokens; ``moves_before`` moves
     already played, chosen by ``policy`` (see :func:`quiet`)."""
-    from django.utils import timezone
-    from rest_framework.authtoken.models import Token
+    from django.db import transaction
 
     from accounts.models import User
     from games import services
-    from games.engine import get_game
-    from games.models import Game, MoveRecord
+    from games.api.tokens import new_token
+    from games.catalog import get_game
+    from games.models import MoveRecord
+    from games.services import core
 
     engine = get_game("mascarade")
     users = User.objects.bulk_create([User(username=f"{tag}{i}", email=f"{tag}{i}@bench.test")
                                       for i in range(4 * count)])
-    tokens = Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
+    tokens = [new_token(u)[1] for u in users]
     tables = []
     for k in range(count):
         seat_users = users[4 * k:4 * k + 4]
@@ -136,23 +173,17 @@ def make_tables(count: int, tag: str, moves_before: int = 0, policy: str = "look
         for user in seat_users[1:]:
             services.join_game(user, game_id)
         if moves_before:
-            game = Game.objects.get(pk=game_id)
-            seats = list(game.seats.order_by("position"))
-            state = engine.setup(game.options, game.seed)
-            records = []
-            for seq in range(1, moves_before + 1):
-                player = engine.pending(state)[0].player
-                move = quiet(engine.legal_moves(state, player), policy)
-                state, events = engine.apply(state, player, move)
-                records.append(MoveRecord(game=game, seq=seq, seat=seats[player],
-                                          payload=move, events=events))
-            MoveRecord.objects.bulk_create(records, batch_size=500)
-            game.seq = moves_before
-            game.save(update_fields=["seq", "updated_at"])
-            services._write_snapshot(game, state)
-            services._sync_pending(game, state, seats, None, timezone.now())
+            # Through the write core, in memory, then one commit (a single INSERT of the
+            # records): the game as if played, with its snapshot and pending decisions.
+            with transaction.atomic():
+                table = core.open_table(game_id)
+                for _ in range(moves_before):
+                    player = engine.pending(table.state)[0].player
+                    move = quiet(engine.legal_moves(table.state, player), policy)
+                    table.play(player, move, actor=MoveRecord.Actor.BOT)
+                core.commit(table)
         tables.append({"game": game_id,
-                       "tokens": {u.username: t.key for u, t in
+                       "tokens": {u.username: t for u, t in
                                   zip(seat_users, tokens[4 * k:4 * k + 4], strict=True)},
                        "first": seat_users[0].username})
     return tables
@@ -219,8 +250,11 @@ class Client:
         self.new_table = new_table
         self.post_ms: list[float] = []
         self.get_ms: list[float] = []
+        self.move_ms: list[float] = []  # on a schedule: from a move's due time to its answer
         self.moves = 0
         self.errors: dict[int, int] = {}
+        self.due: float | None = None  # on a schedule: when the next move is due
+        self.move_due: float | None = None  # on a schedule: when the move under way was due
 
     async def call(self, method: str, path: str, token: str, body=None, since: float | None = None
                    ) -> tuple[int, dict, float]:
@@ -241,18 +275,17 @@ class Client:
         return status, orjson.loads(payload) if payload else {}, elapsed
 
     async def run(self, stop: asyncio.Event) -> None:
-        from games.engine.bots import get_bot
+        from games.catalog import get_bot
 
         bot = get_bot("mascarade", "random")
         awaited = self.table["first"]
-        due = time.perf_counter() + self.rng.random() * self.interval
-        move_due = None  # on a schedule: when the move being made was due
+        self.due = time.perf_counter() + self.rng.random() * self.interval
         while not stop.is_set():
             since = None
-            if self.interval and move_due is None:  # wait for the next move's time, if ahead
-                await asyncio.sleep(max(0.0, due - time.perf_counter()))
-                since = move_due = due
-                due += self.interval
+            if self.interval and self.move_due is None:  # wait for the next move's time
+                await asyncio.sleep(max(0.0, self.due - time.perf_counter()))
+                since = self.move_due = self.due
+                self.due += self.interval
             url = f"/api/v1/games/{self.table['game']}/"
             status, game, ms = await self.call("GET", url, self.table["tokens"][awaited],
                                                since=since)
@@ -271,22 +304,37 @@ class Client:
                     else quiet(moves, self.policy))
             status, answer, ms = await self.call("POST", url + "moves/", token,
                                                  {"move": move, "expected_seq": game["seq"]})
-            move_due = None
+            move_due, self.move_due = self.move_due, None
             if stop.is_set():
                 break
             self.post_ms.append(ms)
             if status == 201:
                 self.moves += 1
+                if move_due is not None:
+                    self.move_ms.append((time.perf_counter() - move_due) * 1000)
                 awaiting = answer["game"]["state"]["awaiting"]
                 awaited = awaiting[0]["player"] if awaiting else awaited
             else:
                 self.errors[status] = self.errors.get(status, 0) + 1
 
+    def overdue(self, now: float) -> list[float]:
+        """On a schedule: how long ago (ms) each move due by ``now`` and not yet answered was
+        due (the one under way, and those whose time came while it was)."""
+        if not self.interval or self.due is None:
+            return []
+        out = [] if self.move_due is None else [(now - self.move_due) * 1000]
+        due = self.due
+        while due <= now:
+            out.append((now - due) * 1000)
+            due += self.interval
+        return out
+
 
 def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
                 ) -> dict[int, tuple[str, float]]:
-    """CPU time used so far by each process of the server (gunicorn), of PostgreSQL and by this
-    one (the clients), read from /proc (Linux); empty elsewhere. With ``known`` (an earlier
+    """CPU time used so far by each process of the server (gunicorn), of PostgreSQL (see
+    :func:`of_bench_postgres`), of Redis and by this one (the clients), read from /proc (Linux);
+    empty elsewhere. With ``known`` (an earlier
     reading), only those processes are read again (no scan of every process)."""
     out: dict[int, tuple[str, float]] = {}
     tick = os.sysconf("SC_CLK_TCK")
@@ -305,7 +353,8 @@ def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     cmd = f.read()
                 group = ("clients" if pid == os.getpid() else "gunicorn" if b"gunicorn" in cmd
-                         else "postgres" if b"postgres" in cmd else None)
+                         else "postgres" if of_bench_postgres(cmd)
+                         else "redis" if b"redis-server" in cmd else None)
         except OSError:
             continue
         if group:
@@ -313,11 +362,37 @@ def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
     return out
 
 
+#: The bench's database (its backends count as PostgreSQL's; other databases' go to "others").
+BENCH_DB: bytes = b""
+_BACKEND = re.compile(rb"^postgres: [^:]+: \S+ (\S+) (?:\S+\(\d+\)|\[local\])")
+
+
+def of_bench_postgres(cmd: bytes) -> bool:
+    """A process of PostgreSQL other than a backend serving another database than the bench's
+    (the machine is shared: a test run's backends are not the bench's)."""
+    if b"postgres" not in cmd:
+        return False
+    backend = _BACKEND.match(cmd)
+    return backend is None or backend.group(1) == BENCH_DB
+
+
+def machine_busy() -> float:
+    """CPU seconds the machine's cores have been busy so far, all processes (/proc/stat: user,
+    nice, system, irq, softirq); 0 elsewhere."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:8]]
+    except (OSError, ValueError):
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq = fields
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
     """Cores used by each group between two :func:`cpu_seconds` readings (a process that
     started meanwhile counts from its start; one that ended counts up to its last reading in
     ``after``, which :func:`watch_cpu` keeps)."""
-    out = {"gunicorn": 0.0, "postgres": 0.0, "clients": 0.0}
+    out = {"gunicorn": 0.0, "postgres": 0.0, "redis": 0.0, "clients": 0.0}
     for pid, (group, used) in after.items():
         out[group] += (used - before.get(pid, (group, 0.0))[1]) / elapsed
     return out
@@ -353,12 +428,14 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
     async def measure() -> tuple[float, list, dict[str, float]]:
         stop = asyncio.Event()
         tasks = [asyncio.create_task(client.run(stop)) for client in clients]
-        await asyncio.sleep(min(3.0, seconds / 4))  # warm-up, not counted
+        await asyncio.sleep(warm_up(seconds))  # not counted
         for client in clients:
             client.post_ms.clear()
             client.get_ms.clear()
+            client.move_ms.clear()
             client.moves = 0
         cpu_before = cpu_seconds()
+        busy_before = machine_busy()
         start = time.perf_counter()
         seen = dict(cpu_before)
         watching = asyncio.Event()
@@ -367,10 +444,14 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
         elapsed = time.perf_counter() - start
         watching.set()
         await watcher
+        busy = (machine_busy() - busy_before) / elapsed
         seen.update(cpu_seconds())
         cpu = cpu_share(cpu_before, seen, elapsed)
-        snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors))
-                    for c in clients]
+        if busy:  # whatever else ran on the shared cores meanwhile
+            cpu["others"] = max(0.0, busy - sum(cpu.values()))
+        now = time.perf_counter()
+        snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors), list(c.move_ms),
+                     c.overdue(now)) for c in clients]
         stop.set()
         await asyncio.wait(tasks, timeout=60)
         return elapsed, snapshot, cpu
@@ -396,10 +477,19 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
     for s in snapshot:
         for code, n in s[3].items():
             errors[code] = errors.get(code, 0) + n
-    return {"moves_per_s": moves / elapsed,
-            "post": [percentile(post, q) for q in (0.5, 0.95, 0.99)],
-            "get": [percentile(get, q) for q in (0.5, 0.95, 0.99)],
-            "errors": errors, "cpu": cpu}
+    result = {"moves_per_s": moves / elapsed,
+              "post": [percentile(post, q) for q in (0.5, 0.95, 0.99)],
+              "get": [percentile(get, q) for q in (0.5, 0.95, 0.99)],
+              "errors": errors, "cpu": cpu}
+    if rate:
+        answered = [ms for s in snapshot for ms in s[4]]
+        waiting = [ms for s in snapshot for ms in s[5]]
+        # The moves not yet answered at the end count too (a server that falls behind leaves
+        # them waiting): late if their time came more than LATE_MS before the end.
+        result.update(offered=rate, move=[percentile(answered, q) for q in (0.5, 0.95, 0.99)],
+                      answered=len(answered), waiting=len(waiting),
+                      late=sum(ms > LATE_MS for ms in answered + waiting))
+    return result
 
 
 def levels(text: str) -> list[int]:
@@ -407,37 +497,78 @@ def levels(text: str) -> list[int]:
     return [n for n in (int(x) for x in text.split(",") if x.strip()) if n > 0]
 
 
+def rates(text: str) -> list[float]:
+    """``"100,200"`` → ``[100.0, 200.0]``; empty or zero rates are left out."""
+    return [r for r in (float(x) for x in text.split(",") if x.strip()) if r > 0]
+
+
+def warm_up(seconds: float) -> float:
+    """The unmeasured start of each run (see :func:`run_level`)."""
+    return min(3.0, seconds / 4)
+
+
 def report(label: str, result: dict) -> None:
     post, get = result["post"], result["get"]
     errors = f"  non-201: {result['errors']}" if result["errors"] else ""
-    print(f"{label:<34} {result['moves_per_s']:8.1f} moves/s   "
+    print(f"{label:<40} {result['moves_per_s']:8.1f} moves/s   "
           f"POST /moves/ p50 {post[0]:6.1f}  p95 {post[1]:6.1f}  p99 {post[2]:6.1f} ms   "
           f"GET /games/{{id}}/ p50 {get[0]:6.1f}  p95 {get[1]:6.1f}  p99 {get[2]:6.1f} ms"
           f"{errors}", flush=True)
+    if "offered" in result:
+        move, total = result["move"], result["answered"] + result["waiting"]
+        share = 100 * result["late"] / total if total else float("nan")
+        print(f"{'':<40} a move from its due time to its answer: p50 {move[0]:6.1f}  "
+              f"p95 {move[1]:6.1f}  p99 {move[2]:6.1f} ms; late by over {LATE_MS:.0f} ms: "
+              f"{share:.1f} % ({result['late']} of {total}; {result['waiting']} unanswered at "
+              f"the end)", flush=True)
     if result["cpu"] and result["moves_per_s"]:
-        share = "  ".join(f"{name} {used * 100:.0f} % ({used * 1000 / result['moves_per_s']:.1f}"
-                          f" ms/move)" for name, used in result["cpu"].items())
-        print(f"{'':<34} cores busy: {share}", flush=True)
+        share = "  ".join(f"{name} {used * 100:.0f} %" + (
+            "" if name == "others" else f" ({used * 1000 / result['moves_per_s']:.1f} ms/move)")
+            for name, used in result["cpu"].items())
+        print(f"{'':<40} cores busy: {share}", flush=True)
+
+
+#: ``--quick``: a smoke run of about a minute (each option still overrides it).
+QUICK = {"seconds": 5.0, "open_clients": 50, "open_rates": "100,300", "clients": "50",
+         "long_clients": "10", "long_moves": 200}
+FULL = {"seconds": 15.0, "open_clients": 50, "open_rates": "100,200,300",
+        "clients": "10,50,200", "long_clients": "10,50", "long_moves": 1000}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--clients", default="10,50,200")
-    parser.add_argument("--long-clients", default="10,50")
-    parser.add_argument("--long-moves", type=int, default=1000)
+    parser = argparse.ArgumentParser(description=__doc__.split(". ", 1)[0].replace("\n", " ") + ".")
+    parser.add_argument("--seconds", type=float, help="length of each measured run (15)")
+    parser.add_argument("--open-clients", type=int,
+                        help="clients of the open-loop runs, the headline (50; 0: none)")
+    parser.add_argument("--open-rates",
+                        help="moves/s offered by them together, one run each (100,200,300)")
+    parser.add_argument("--clients", help="closed-loop runs, one per number of clients "
+                                          "(10,50,200)")
+    parser.add_argument("--long-clients", help="closed-loop runs on long games (10,50)")
+    parser.add_argument("--long-moves", type=int, help="moves already played in the long "
+                                                       "games (1000)")
     parser.add_argument("--rate", default="",
-                        help="moves/s offered by the clients together, on a schedule: runs at "
-                             "each of these rates (e.g. 150,200) after the closed-loop ones")
+                        help="moves/s offered on a schedule: runs at each of these rates (e.g. "
+                             "150,200) at each number of --clients, after its closed-loop run")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run of about a minute: "
+                             + ", ".join(f"--{k.replace('_', '-')} {v:g}" if isinstance(v, float)
+                                         else f"--{k.replace('_', '-')} {v}"
+                                         for k, v in QUICK.items()))
     args = parser.parse_args()
+    for name, value in (QUICK if args.quick else FULL).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
+    global BENCH_DB
+    BENCH_DB = urlsplit(db_url).path.lstrip("/").encode()
     env = server_env(db_url)
     fresh_database(db_url, env)
     # (VAR_DIR too: the start mails of the games set up here are queued in the bench's own
     # var/, not in the queue that `make run`'s worker would then have to work through first)
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "DEBUG", "SECRET_KEY",
                                             "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE",
-                                            "VAR_DIR")})
+                                            "VAR_DIR", "REDIS_URL") if k in env})
     import django
 
     django.setup()
@@ -460,9 +591,35 @@ def main() -> None:
                 connection.close()
                 return table
 
+        def scheduled(n: int, rate: float, tag: str) -> dict:
+            """A run of ``n`` clients offering ``rate`` moves/s together, on new games."""
+            tables = make_tables(n, f"{tag}x")
+            # random games end after about 40 moves: spares for the run and its warm-up
+            spares[:] = make_tables(int((args.seconds + warm_up(args.seconds)) * rate / 30) + n,
+                                    f"t{tag}x")
+            analyze()
+            return run_level(port, tables, "random", args.seconds, spare, rate)
+
         print(f"gunicorn 2 workers on 127.0.0.1:{port}, PostgreSQL {urlsplit(db_url).path[1:]}, "
               f"cache {'Redis' if os.environ.get('REDIS_URL') else 'local memory'}; "
-              f"{args.seconds:.0f} s per run; {os.cpu_count()} cores", flush=True)
+              f"{args.seconds:g} s per run after {warm_up(args.seconds):g} s of warm-up; "
+              f"{os.cpu_count()} cores{'; --quick' if args.quick else ''}", flush=True)
+        runs = 0
+        if args.open_clients > 0 and rates(args.open_rates):
+            n = args.open_clients
+            print(f"\nOPEN LOOP (the headline): {n} clients playing new games (random bot), each "
+                  f"moving on a schedule from a random phase, together offering the moves/s "
+                  f"named; moves/s: those answered; a GET's latency counts from its move's due "
+                  f"time (a server falling behind shows), a POST's from its sending", flush=True)
+            for rate in rates(args.open_rates):
+                runs += 1
+                report(f"{n:>3} clients, offered {rate:5g} moves/s",
+                       scheduled(n, rate, f"o{runs}x{n}"))
+        if levels(args.clients):
+            print("\nCLOSED LOOP: each client sends its next request as soon as it has the answer "
+                  "to its last (the server always holds as many requests as there are clients)"
+                  + ("; then the same clients on a schedule (--rate)" if rates(args.rate) else ""),
+                  flush=True)
         for n in levels(args.clients):
             tables = make_tables(n, f"n{n}x")
             # random games end after about 40 moves: enough new ones for the run at up to
@@ -472,12 +629,13 @@ def main() -> None:
             analyze()
             report(f"{n:>3} clients, new games, random bot", run_level(
                 port, tables, "random", args.seconds, spare))
-            for rate in [float(r) for r in args.rate.split(",") if r.strip()]:
-                tables = make_tables(n, f"r{n}x{rate:g}x")
-                spares[:] = make_tables(int(args.seconds * rate / 30) + n, f"t{n}x{rate:g}x")
-                analyze()
-                report(f"{n:>3} clients, {rate:g} moves/s offered", run_level(
-                    port, tables, "random", args.seconds, spare, rate))
+            for rate in rates(args.rate):
+                runs += 1
+                report(f"{n:>3} clients, offered {rate:5g} moves/s",
+                       scheduled(n, rate, f"r{runs}x{n}"))
+        if levels(args.long_clients):
+            print(f"\nLONG GAMES (closed loop): games of {args.long_moves} moves already played, "
+                  f"each after new games played the same way", flush=True)
         for n in levels(args.long_clients):
             for policy in ("exchanges", "looks"):
                 short = make_tables(n, f"q{n}{policy[0]}x", policy=policy)
@@ -492,7 +650,6 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
-
 
 if __name__ == "__main__":
     main()

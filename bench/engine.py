@@ -1,20 +1,25 @@
-"""Engine benchmark: prints each figure beside its goal, with PASS or MISS.
+"""Engine benchmark, for each game of the catalog: prints each figure, beside its goal where the
+game has one, with PASS or MISS.
 
-    .venv/bin/python bench/engine.py            # the figures (about a minute)
-    .venv/bin/python bench/engine.py --quick    # fewer games, rougher figures
-    .venv/bin/python bench/engine.py --profile  # then where an 8-player random game spends time
+    .venv/bin/python bench/engine.py                    # every game (a minute or two)
+    .venv/bin/python bench/engine.py --quick            # fewer games, rougher figures
+    .venv/bin/python bench/engine.py --game mascarade   # one game
+    .venv/bin/python bench/engine.py --profile          # then where random games spend time
 
-Everything runs in this one process, pinned to one core when the OS allows it:
+Everything runs in this one process, pinned to one core when the OS allows it. For each game:
 
-1. full random games per second at 4, 8 and 12 players (scenario A): a random game picks a
-   pending player, calls ``legal_moves``, applies a random one, until the game is over;
-2. the time to replay a 300-move game (12 players) from its move list (``registry.replay``: set-up
-   and 300 ``apply``); the game is played by random bots that avoid ending it before 300 moves
-   and claim seldom (see :func:`long_game`);
-3. the size of a serialised 12-player state (compact JSON of ``to_json``) after every move of that
-   300-move game and of ordinary random games: maximum and median;
-4. the heuristic bot's win rate as one of four players against three random bots (seat rotating,
-   scenarios A and B alternating; a shared victory counts as a win).
+1. full random games per second at its smallest, middle and largest player counts: a random game
+   picks a pending player, calls ``legal_moves``, applies a random one, until the game is over;
+2. the time to replay a 300-move game (largest player count) from its move list
+   (``games.engine.replay``: set-up and 300 ``apply``); random players that avoid every move
+   ending the game before 300 moves play it (a game may weight some move types:
+   :data:`LONG_GAME_WEIGHTS`; see :func:`long_game`);
+3. the size of a serialised state (compact JSON of ``to_json``) at the largest player count, after
+   every move of that 300-move game and of ordinary random games: maximum and median;
+4. the game's default bot (``games.catalog.get_bot``) as one player against random bots (seat
+   rotating over its option sets; a shared victory counts as a win).
+
+The games come from the catalog (Django is set up for it); nothing here names a game's package.
 """
 
 from __future__ import annotations
@@ -32,21 +37,38 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mascarade_site.settings")
+os.environ.setdefault("DEBUG", "1")  # the settings' development defaults: no secret to give
 
-from games.engine import get_game, replay
-from games.engine.bots import RandomBot, bot_rng
-from games.engine.mascarade.bots import HeuristicBot
+import django
 
-GAME = get_game("mascarade")
+django.setup()
 
-GOAL_GAMES_PER_S_8 = 200
-GOAL_REPLAY_MS = 10.0
-GOAL_STATE_BYTES = 8 * 1024
-GOAL_WIN_RATE = 0.45
+from games import catalog  # noqa: E402
+from games.engine import Game, replay  # noqa: E402
+from games.engine.bots import RandomBot, bot_rng  # noqa: E402
+
 REPLAY_MOVES = 300
-#: In the long game, how often the bots claim: random claims (one in two) fine nearly everybody
-#: at every announcement, and a 12-player table is ruined long before 300 moves.
-CLAIM_RATE = 0.15
+#: In the long game, how many times the players may go back a few moves from a position where
+#: every move ends the game (a 2-player game of L'Ère des Masques gets there often).
+MAX_BACKS = 500
+#: Goals by game id (a game without any prints its figures only).
+GOALS: dict[str, dict[str, float]] = {
+    "mascarade": {"games_per_s_middle": 200, "replay_ms": 10.0, "state_bytes": 8 * 1024,
+                  "win_rate": 0.45},
+    "ere_des_masques": {"games_per_s_middle": 200, "replay_ms": 10.0, "state_bytes": 8 * 1024,
+                        "win_rate": 0.60},
+}
+#: Option sets the bot's games rotate over, by game id (default: the smallest table).
+BOT_OPTIONS: dict[str, list[dict[str, Any]]] = {
+    "mascarade": [{"players": 4, "scenario": "A"}, {"players": 4, "scenario": "B"}],
+}
+#: In the long game, the chance a move type is preferred when it is legal, by game id. In
+#: Mascarade random claims (one in two) fine nearly everybody at every announcement, and a
+#: 12-player table is ruined long before 300 moves: its players claim seldom.
+LONG_GAME_WEIGHTS: dict[str, dict[str, float]] = {
+    "mascarade": {"claim": 0.15, "pass": 0.85},
+}
 
 
 def pin_one_core() -> str:
@@ -61,194 +83,224 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def random_game(options: dict[str, Any], seed: int) -> int:
+def random_game(game: Game, options: dict[str, Any], seed: int) -> int:
     """One full random game; returns its number of moves."""
-    state = GAME.setup(options, seed)
+    state = game.setup(options, seed)
     rnd = random.Random(seed)
     moves = 0
-    while GAME.result(state) is None:
-        player = rnd.choice(GAME.pending(state)).player
-        state, _events = GAME.apply(state, player, rnd.choice(GAME.legal_moves(state, player)))
+    while game.result(state) is None:
+        player = rnd.choice(game.pending(state)).player
+        state, _events = game.apply(state, player, rnd.choice(game.legal_moves(state, player)))
         moves += 1
     return moves
 
 
-def games_per_second(players: int, games: int) -> tuple[float, float, float]:
-    options = GAME.normalize_options({"players": players})
+def games_per_second(game: Game, players: int, games: int) -> tuple[float, float, float]:
+    options = game.normalize_options({"players": players})
     started = time.perf_counter()
-    moves = sum(random_game(options, seed) for seed in range(games))
+    moves = sum(random_game(game, options, seed) for seed in range(games))
     elapsed = time.perf_counter() - started
     return games / elapsed, moves / elapsed, moves / games
 
 
-def long_game(players: int, length: int, seed: int) -> tuple[int, dict[str, Any], list, list]:
-    """A game of ``length`` moves by random bots that avoid every move ending it early and claim
-    seldom (:data:`CLAIM_RATE`); seeds ``seed``, ``seed + 1``, ... until one gets there.
-    Returns the seed, the options, the moves and the state after each move (set-up first)."""
+def long_game(game: Game, players: int, length: int, seed: int
+              ) -> tuple[int, dict[str, Any], list, list]:
+    """A game of ``length`` moves by random bots that avoid every move ending it early (going
+    back a few moves when all of them would) and weight move types as :data:`LONG_GAME_WEIGHTS`
+    says; seeds ``seed``, ``seed + 1``, ...
+    until one gets there. Returns the seed, the options, the moves and the state after each
+    move (set-up first)."""
     for attempt in range(seed, seed + 1000):
-        found = _long_game(players, length, attempt)
+        found = _long_game(game, players, length, attempt)
         if found is not None:
             return attempt, *found
     raise RuntimeError(f"no {length}-move game from seeds {seed} to {seed + 999}")
 
 
-def _long_game(players: int, length: int, seed: int) -> tuple[dict[str, Any], list, list] | None:
-    options = GAME.normalize_options({"players": players})
-    state = GAME.setup(options, seed)
+def _long_game(game: Game, players: int, length: int, seed: int
+               ) -> tuple[dict[str, Any], list, list] | None:
+    options = game.normalize_options({"players": players})
+    weights = LONG_GAME_WEIGHTS.get(game.id, {})
+    state = game.setup(options, seed)
     rnd = random.Random(seed)
     moves: list[tuple[int, dict[str, Any]]] = []
     states = [state]
+    backs = 0
     while len(moves) < length:
-        player = rnd.choice(GAME.pending(state)).player
-        legal = GAME.legal_moves(state, player)
+        player = rnd.choice(game.pending(state)).player
+        legal = game.legal_moves(state, player)
         rnd.shuffle(legal)
-        if legal[0]["type"] in ("claim", "pass"):  # claim seldom: fines drain everybody
-            first = "claim" if rnd.random() < CLAIM_RATE else "pass"
+        weighted = [t for t in weights if any(m["type"] == t for m in legal)]
+        if weighted:  # one weighted type first, drawn by its weight
+            first = rnd.choices(weighted, [weights[t] for t in weighted])[0]
             legal.sort(key=lambda m: m["type"] != first)
         for move in legal:
-            after, _events = GAME.apply(state, player, move)
-            if GAME.result(after) is None:
+            after, _events = game.apply(state, player, move)
+            if game.result(after) is None:
                 break
-        else:
-            return None  # every move ends the game here
+        else:  # every move ends the game here: go back a few moves and choose otherwise
+            backs += 1
+            if backs > MAX_BACKS or not moves:
+                return None
+            back = min(len(moves), rnd.randint(1, 12))
+            del moves[-back:], states[-back:]
+            state = states[-1]
+            continue
         state = after
         moves.append((player, move))
         states.append(state)
     return options, moves, states
 
 
-def replay_ms(options: dict[str, Any], seed: int, moves: list, repeats: int) -> tuple[float,
-                                                                                        float]:
+def replay_ms(game: Game, options: dict[str, Any], seed: int, moves: list, repeats: int
+              ) -> tuple[float, float]:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        replay(GAME, options, seed, moves)
+        replay(game, options, seed, moves)
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times), min(times)
 
 
-def state_bytes(states: list[Any]) -> list[int]:
-    return [len(json.dumps(GAME.to_json(s), separators=(",", ":"))) for s in states]
+def state_bytes(game: Game, states: list[Any]) -> list[int]:
+    return [len(json.dumps(game.to_json(s), separators=(",", ":"))) for s in states]
 
 
-def twelve_player_states(games: int) -> list[Any]:
-    options = GAME.normalize_options({"players": 12, "scenario": "B"})
+def largest_table_states(game: Game, games: int) -> list[Any]:
+    options = game.normalize_options({"players": game.max_players})
     states = []
     for seed in range(games):
-        state = GAME.setup(options, seed)
+        state = game.setup(options, seed)
         rnd = random.Random(seed)
         states.append(state)
-        while GAME.result(state) is None:
-            player = rnd.choice(GAME.pending(state)).player
-            state, _e = GAME.apply(state, player, rnd.choice(GAME.legal_moves(state, player)))
+        while game.result(state) is None:
+            player = rnd.choice(game.pending(state)).player
+            state, _e = game.apply(state, player, rnd.choice(game.legal_moves(state, player)))
             states.append(state)
     return states
 
 
-def bot_game(options: dict[str, Any], seed: int, bots: list[Any]) -> Any:
+def bot_game(game: Game, options: dict[str, Any], seed: int, bots: list[Any]) -> Any:
     """A game between bots; each non-random bot gets its view, legal moves and viewed history."""
-    state = GAME.setup(options, seed)
+    state = game.setup(options, seed)
     n = len(bots)
     watching = [p for p in range(n) if not isinstance(bots[p], RandomBot)]
     histories: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     order = random.Random(seed)
     seq = 0
-    while GAME.result(state) is None:
-        player = order.choice(GAME.pending(state)).player
-        legal = GAME.legal_moves(state, player)
+    while game.result(state) is None:
+        player = order.choice(game.pending(state)).player
+        legal = game.legal_moves(state, player)
         rng = bot_rng(seed, seq, player)
         if isinstance(bots[player], RandomBot):
             move = bots[player].choose(None, legal, [], rng)
         else:
-            move = bots[player].choose(GAME.view(state, player), legal, histories[player], rng)
-        state, events = GAME.apply(state, player, move)
+            move = bots[player].choose(game.view(state, player), legal, histories[player], rng)
+        state, events = game.apply(state, player, move)
         seq += 1
         for p in watching:
             for event in events:
-                seen = GAME.view_event(event, p, state)
+                seen = game.view_event(event, p, state)
                 if seen is not None:
                     seen["seq"] = seq
                     histories[p].append(seen)
     return state
 
 
-def win_rate(games: int) -> tuple[float, dict[str, float], float]:
-    wins = {"A": 0, "B": 0}
-    played = {"A": 0, "B": 0}
-    options = {s: GAME.normalize_options({"players": 4, "scenario": s}) for s in "AB"}
+def win_rate(game: Game, games: int) -> tuple[float, dict[str, float], float]:
+    sets = BOT_OPTIONS.get(game.id) or [{"players": game.min_players}]
+    options = [game.normalize_options(dict(o)) for o in sets]
+    wins = [0] * len(sets)
+    played = [0] * len(sets)
     started = time.perf_counter()
     for seed in range(games):
-        scenario = "AB"[seed % 2]
-        seat = seed // 2 % 4
-        bots: list[Any] = [RandomBot() for _ in range(4)]
-        bots[seat] = HeuristicBot()
-        result = GAME.result(bot_game(options[scenario], seed, bots))
-        played[scenario] += 1
-        wins[scenario] += seat in result.winner_players
+        which = seed % len(sets)
+        players = game.player_count(options[which])
+        seat = seed // len(sets) % players
+        bots: list[Any] = [RandomBot() for _ in range(players)]
+        bots[seat] = catalog.get_bot(game.id)
+        result = game.result(bot_game(game, options[which], seed, bots))
+        played[which] += 1
+        wins[which] += seat in result.winner_players
     elapsed = time.perf_counter() - started
-    rates = {s: wins[s] / played[s] for s in "AB" if played[s]}
-    return sum(wins.values()) / games, rates, elapsed
+    rates = {json.dumps(sets[i], sort_keys=True): wins[i] / played[i]
+             for i in range(len(sets)) if played[i]}
+    return sum(wins) / games, rates, elapsed
 
 
-def profile_random_games(games: int) -> None:
-    options = GAME.normalize_options({"players": 8})
+def profile_random_games(game: Game, games: int) -> None:
+    players = (game.min_players + game.max_players) // 2
+    options = game.normalize_options({"players": players})
     profiler = cProfile.Profile()
     profiler.enable()
     for seed in range(games):
-        random_game(options, seed)
+        random_game(game, options, seed)
     profiler.disable()
-    print(f"\nProfile of {games} random 8-player games (by own time):")
+    print(f"\nProfile of {games} random {players}-player games of {game.id} (by own time):")
     pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(15)
+
+
+def bench_game(game: Game, args: argparse.Namespace) -> int:
+    """Prints one game's figures; returns the number of goals missed."""
+    random_games = 300 if args.quick else 2000
+    bot_games = 400 if args.quick else 2000
+    repeats = 20 if args.quick else 100
+    goals = GOALS.get(game.id, {})
+    misses = 0
+
+    def goal(name: str, value: float, text: str, at_most: bool = False) -> str:
+        nonlocal misses
+        if name not in goals:
+            return ""
+        ok = value <= goals[name] if at_most else value >= goals[name]
+        misses += not ok
+        return f"  goal {'<=' if at_most else '>='} {text.format(goals[name])}  {verdict(ok)}"
+
+    print(f"\n{game.id} ({game.min_players}–{game.max_players} players)")
+    middle = (game.min_players + game.max_players) // 2
+    for players in sorted({game.min_players, middle, game.max_players}):
+        gps, mps, length = games_per_second(game, players, random_games)
+        line = (f"random games, {players:>2} players: {gps:8.1f} games/s "
+                f"({mps:,.0f} moves/s, {length:.1f} moves/game, {random_games} games)")
+        if players == middle:
+            line += goal("games_per_s_middle", gps, "{:.0f} games/s")
+        print(line)
+
+    largest = game.max_players
+    seed, options, moves, states = long_game(game, largest, REPLAY_MOVES, 20261122)
+    median, best = replay_ms(game, options, seed, moves, repeats)
+    print(f"replay of a {len(moves)}-move {largest}-player game: {median:.2f} ms median, "
+          f"{best:.2f} ms best of {repeats}" + goal("replay_ms", median, "{:.0f} ms", True))
+
+    sizes = state_bytes(game, states) + state_bytes(
+        game, largest_table_states(game, 5 if args.quick else 20))
+    biggest, middle_size = max(sizes), statistics.median(sizes)
+    print(f"serialised {largest}-player state (compact JSON, {len(sizes)} states): max "
+          f"{biggest:,} B, median {middle_size:,.0f} B"
+          + goal("state_bytes", biggest, "{:,.0f} B", True))
+
+    rate, rates, elapsed = win_rate(game, bot_games)
+    detail = ", ".join(f"{options} {r:.1%}" for options, r in rates.items())
+    print(f"its bot ({catalog.get_bot(game.id).kind}) vs random bots: {rate:.1%} of {bot_games} "
+          f"games ({detail}; {elapsed:.1f} s)" + goal("win_rate", rate, "{:.0%}"))
+
+    if args.profile:
+        profile_random_games(game, 100 if args.quick else 500)
+    return misses
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer games, rougher figures")
+    parser.add_argument("--game", choices=catalog.ids(), help="one game (default: every game)")
     parser.add_argument("--profile", action="store_true",
-                        help="also profile random 8-player games")
+                        help="also profile random games at the middle player count")
     args = parser.parse_args()
-    random_games = 300 if args.quick else 2000
-    bot_games = 400 if args.quick else 2000
-    repeats = 20 if args.quick else 100
-
-    print(f"Mascarade engine benchmark ({'quick' if args.quick else 'full'}; Python "
+    print(f"Engine benchmark ({'quick' if args.quick else 'full'}; Python "
           f"{sys.version.split()[0]}; {pin_one_core()})")
-    misses = 0
-
-    for players in (4, 8, 12):
-        gps, mps, length = games_per_second(players, random_games)
-        line = (f"random games, {players:>2} players: {gps:8.1f} games/s "
-                f"({mps:,.0f} moves/s, {length:.1f} moves/game, {random_games} games)")
-        if players == 8:
-            ok = gps >= GOAL_GAMES_PER_S_8
-            misses += not ok
-            line += f"  goal >= {GOAL_GAMES_PER_S_8} games/s  {verdict(ok)}"
-        print(line)
-
-    seed, options, moves, states = long_game(12, REPLAY_MOVES, 20261122)
-    median, best = replay_ms(options, seed, moves, repeats)
-    ok = median <= GOAL_REPLAY_MS
-    misses += not ok
-    print(f"replay of a {len(moves)}-move 12-player game: {median:.2f} ms median, {best:.2f} ms "
-          f"best of {repeats}  goal <= {GOAL_REPLAY_MS:.0f} ms  {verdict(ok)}")
-
-    sizes = state_bytes(states) + state_bytes(twelve_player_states(5 if args.quick else 20))
-    biggest, middle = max(sizes), statistics.median(sizes)
-    ok = biggest <= GOAL_STATE_BYTES
-    misses += not ok
-    print(f"serialised 12-player state (compact JSON, {len(sizes)} states): max {biggest:,} B, "
-          f"median {middle:,.0f} B  goal max <= {GOAL_STATE_BYTES:,} B  {verdict(ok)}")
-
-    rate, rates, elapsed = win_rate(bot_games)
-    ok = rate >= GOAL_WIN_RATE
-    misses += not ok
-    detail = ", ".join(f"scenario {s} {r:.1%}" for s, r in rates.items())
-    print(f"heuristic bot vs 3 random bots, 4 players: {rate:.1%} of {bot_games} games "
-          f"({detail}; {elapsed:.1f} s)  goal >= {GOAL_WIN_RATE:.0%}  {verdict(ok)}")
-
-    if args.profile:
-        profile_random_games(100 if args.quick else 500)
-    print("all goals met" if not misses else f"{misses} goal(s) missed")
+    misses = sum(bench_game(catalog.get_game(game_id), args)
+                 for game_id in ([args.game] if args.game else catalog.ids()))
+    print("\nall goals met" if not misses else f"\n{misses} goal(s) missed")
     return 0
 
 

@@ -18,9 +18,10 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from games.engine import EngineError
 
-from .api.errors import APIError
+from .errors import ApplicationError, Invalid, text_of
 from .models import Game, IdempotencyKey, MoveRecord, Notification, PendingDecision, Seat
 
 
@@ -96,10 +97,8 @@ def _moderation_action(name, label, work):
             try:
                 work(services, request.user, game, data)
                 done += 1
-            except (APIError, EngineError) as exc:
-                from .web import _error_text
-
-                modeladmin.message_user(request, f"{game.pk}: {_error_text(exc)}",
+            except (ApplicationError, EngineError) as exc:
+                modeladmin.message_user(request, f"{game.pk}: {text_of(exc)}",
                                         messages.ERROR)
         if done:
             modeladmin.message_user(request, _("%(n)d game(s): done.") % {"n": done},
@@ -111,10 +110,6 @@ def _moderation_action(name, label, work):
 
 
 def _user(username):
-    from accounts.models import User
-
-    from .api.errors import Invalid
-
     user = User.objects.filter(username=(username or "").strip()).first()
     if user is None:
         raise Invalid({"username": [f"There is no user named {username!r}."]},
@@ -147,7 +142,7 @@ class GameAdmin(ReadOnly):
         _moderation_action("extend_deadline", _("Extend the deadline (hours, reason)"),
                            lambda s, m, g, d: s.extend(m, g.pk, _int(d, "hours") or 24,
                                                        d.get("reason"), _int(d, "player"))),
-        _moderation_action("timeout_now", _("Play the timeout now (reason, seat optional)"),
+        _moderation_action("timeout_now", _("Play the timeout now (seat, reason)"),
                            lambda s, m, g, d: s.timeout_now(m, g.pk, d.get("reason"),
                                                             _int(d, "player"))),
         _moderation_action("seat_to_bot", _("Give a seat to a bot (seat, reason)"),
@@ -220,12 +215,13 @@ class PendingDecisionAdmin(ReadOnly):
 
 @admin.register(Notification)
 class NotificationAdmin(ReadOnly):
-    list_display = ("user", "kind", "status", "attempts", "next_attempt_at", "sent_at")
+    list_display = ("user", "kind", "status", "attempts", "interrupted", "next_attempt_at",
+                    "sent_at")
     list_filter = ("status", "kind")
     search_fields = ("user__username", "dedupe_key")
 
 
 @admin.register(IdempotencyKey)
 class IdempotencyKeyAdmin(ReadOnly):
-    list_display = ("user", "key", "status_code", "created_at")
+    list_display = ("user", "key", "created_at")
     exclude = ("response",)

@@ -21,10 +21,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from mascarade_site.fastload import FastLoad
 
-
-class Game(FastLoad, models.Model):
+class Game(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("open")
         ACTIVE = "active", _("active")
@@ -45,6 +43,13 @@ class Game(FastLoad, models.Model):
                                    null=True, related_name="created_games")
     # Number of moves applied (= the seq of the last MoveRecord, 0 before the first move).
     seq = models.PositiveIntegerField(default=0)
+    # Bumped by every write that changes what any viewer's answer shows (a move, a table move, a
+    # seat's request, a vacation of one of its players...): the ETag of a game read is built on
+    # it.
+    version = models.PositiveIntegerField(default=0)
+    # The seqs of the table moves (pauses, absences...), ascending: the rules number their own
+    # moves only, and a move number they give (what a player saw, when) becomes a seq with them.
+    table_seqs = models.JSONField(default=list, blank=True)
     # Seats of the table (the options' player count), kept here for listings.
     seat_count = models.PositiveSmallIntegerField(default=0)
     # Winning seats once finished (also derivable by replay; kept for listings).
@@ -63,7 +68,7 @@ class Game(FastLoad, models.Model):
         return f"{self.kind} {self.id} ({self.status})"
 
 
-class Seat(FastLoad, models.Model):
+class Seat(models.Model):
     """A player of a game: a user or a bot, at ``position`` (the engine's player index)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
@@ -110,7 +115,7 @@ class Seat(FastLoad, models.Model):
         return f"Bot {self.position + 1}"
 
 
-class MoveRecord(FastLoad, models.Model):
+class MoveRecord(models.Model):
     """One applied move: append-only (a database trigger refuses UPDATE and DELETE)."""
 
     class Actor(models.TextChoices):
@@ -166,7 +171,7 @@ class CachedStateField(models.TextField):
         return self.get_prep_value(self.value_from_object(obj))
 
 
-class Snapshot(FastLoad, models.Model):
+class Snapshot(models.Model):
     """The engine state after ``seq`` moves: a cache, deletable at any time."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True,
@@ -179,13 +184,16 @@ class Snapshot(FastLoad, models.Model):
         return f"{self.game_id} @{self.seq}"
 
 
-class PendingDecision(FastLoad, models.Model):
+class PendingDecision(models.Model):
     """A decision the game waits for, with its deadline (mirrors ``Game.pending(state)``).
 
     Rows are replaced inside the move transaction: a decision still awaited from a player who did
     not move keeps its row (and deadline); the mover's and finished ones go, new ones come with
     ``seq`` = the game's seq when they became pending. ``bot`` marks decisions a bot must play, so
     a periodic sweep can find the ones whose task was lost.
+
+    The deadline is computed from the stored base ``clock_from`` / ``clock_seconds`` and the
+    vacations of the awaited user (``games.deadlines``): kept here, indexed, for the sweeps.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="pending_decisions")
@@ -193,9 +201,15 @@ class PendingDecision(FastLoad, models.Model):
     seat = models.PositiveSmallIntegerField()
     decision = models.CharField(max_length=32)
     seq = models.PositiveIntegerField()
+    # The clock: it runs from ``clock_from`` (the decision began, or the game resumed) for
+    # ``clock_seconds`` of running time; ``given_seconds`` is all the time given (the timer and
+    # its extensions), for the reminder.
+    clock_from = models.DateTimeField()
+    clock_seconds = models.PositiveIntegerField()
+    given_seconds = models.PositiveIntegerField()
     deadline = models.DateTimeField(db_index=True)
-    # While the game is paused: the seconds that were left when it paused (the deadline is
-    # restored from them on resume); null otherwise.
+    # While the game is paused: the seconds of running time that were left when it paused (the
+    # clock starts again with them on resume); null otherwise.
     remaining = models.PositiveIntegerField(null=True, blank=True)
     # When the "deadline is near" reminder is due (80% of the time given); null once queued, for
     # bots, and while paused.
@@ -224,7 +238,7 @@ class IdempotencyKey(models.Model):
     key = models.CharField(max_length=255)
     # sha256 of method, path and canonical JSON body: the same key with another body is refused.
     request_hash = models.CharField(max_length=64)
-    status_code = models.PositiveSmallIntegerField()
+    # The first answer's body.
     response = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
@@ -237,7 +251,7 @@ class IdempotencyKey(models.Model):
         return f"{self.user_id}:{self.key}"
 
 
-class Notification(FastLoad, models.Model):
+class Notification(models.Model):
     """A message to a user, written in the transaction of what caused it (a transactional
     outbox), delivered later by a Celery task with retries; ``dedupe_key`` (unique) makes a second
     message for the same cause impossible."""
@@ -250,6 +264,7 @@ class Notification(FastLoad, models.Model):
         STARTED = "started", _("game started")
         ENDED = "ended", _("game ended")
         ABSENT = "absent", _("marked absent")
+        MODERATION = "moderation", _("moderator's action")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
@@ -270,6 +285,9 @@ class Notification(FastLoad, models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING,
                               db_index=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Attempts whose outcome is unknown: the worker stopped during them (the message may have
+    # gone out; it was sent again, with the same Message-ID).
+    interrupted = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField(db_index=True)
     last_error = models.TextField(blank=True)
     folded_into = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True,

@@ -9,7 +9,9 @@ task per move, and one sweep delivers (or folds) all those a busy minute wrote; 
 reminders, which the sweep itself writes just before. Each row has a unique ``dedupe_key`` (one
 message per cause), and delivery takes the row with ``SELECT … FOR UPDATE SKIP LOCKED`` and
 marks it ``sending`` before the mail goes out and ``sent`` after, so two tasks never send it
-twice. A failed send is retried with exponential backoff, up to :data:`MAX_ATTEMPTS`.
+at once. A failed send is retried with exponential backoff, up to :data:`MAX_ATTEMPTS`; a send
+interrupted by its worker's end is retried too (at least once, each message with a Message-ID of
+its own cause, so that receivers drop a duplicate).
 
 Decision mails ("your turn", "a challenge window is open for you", "a power decision awaits you")
 are folded: at most one per game per user every :data:`FOLD_WINDOW`; those that come meanwhile wait
@@ -32,7 +34,7 @@ from django.conf import settings
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -40,6 +42,8 @@ from django.utils.translation import gettext as _
 
 from mascarade_site.prepared import insert_rows
 
+from . import catalog, dispatch
+from .kit import GameKit
 from .models import Game, Notification, PendingDecision, Seat
 
 logger = logging.getLogger(__name__)
@@ -54,7 +58,7 @@ MAX_ATTEMPTS = 8
 #: First retry delay; doubled at each attempt, capped at :data:`MAX_BACKOFF`.
 BASE_BACKOFF = dt.timedelta(seconds=30)
 MAX_BACKOFF = dt.timedelta(hours=2)
-#: A message left "sending" this long (its worker died mid-send) is marked failed, not resent.
+#: A message left "sending" this long had its worker stop mid-delivery: it is sent again.
 SENDING_STALE_AFTER = dt.timedelta(minutes=15)
 DECISION_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGE, Kind.POWER)
 UNSUBSCRIBE_SALT = "games.notifications.unsubscribe"
@@ -71,17 +75,14 @@ def _queue(rows: list[Notification], enqueue: bool = True) -> list[Notification]
         return []
     created = insert_rows(rows, ignore_conflicts=True)
     if enqueue:
-        keys = [row.dedupe_key for row in created]
-        transaction.on_commit(lambda: enqueue_delivery(keys))
+        dispatch.deliver([row.dedupe_key for row in created])
     return created
 
 
-def _decision_kind(decision: str) -> str:
-    if decision in ("turn", "prep"):
-        return Kind.YOUR_TURN
-    if decision == "challenge":
-        return Kind.CHALLENGE
-    return Kind.POWER
+def _decision_kind(game_kind: str, decision: str) -> str:
+    """The mail kind of a decision, as the game's kit says (``GameKit.decision_mail``)."""
+    kind = catalog.get_kit(game_kind).decision_mail(decision)[0]
+    return kind if kind in DECISION_KINDS else Kind.YOUR_TURN
 
 
 def _wants_mail(seat: Seat | None) -> bool:
@@ -100,7 +101,7 @@ def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]
     for game, rows, seats in games:
         by_position = {seat.position: seat for seat in seats}
         notes += [Notification(user_id=row.user_id, game_id=game.pk,
-                               kind=_decision_kind(row.decision),
+                               kind=_decision_kind(game.kind, row.decision),
                                dedupe_key=f"decision:{row.pk}", next_attempt_at=now,
                                context={"decision": row.decision, "pending": row.pk,
                                         "deadline": row.deadline.isoformat(), "seq": game.seq})
@@ -136,6 +137,22 @@ def marked_absent(game: Game, seat: Seat) -> None:
                          context={"policy": game.options.get("absent_policy", "bot")})])
 
 
+def moderation_message(users, subject: str, body: str, *, cause: str, game=None,
+                       **params: Any) -> None:
+    """A moderator's action told to ``users`` (a seat given away, a game aborted, an account
+    suspended…): through the outbox like every message (retries, no mail sent inside a web
+    request), in each recipient's language at delivery: ``subject`` and ``body`` are messages
+    marked with ``gettext_noop``, ``params`` fill ``body``'s ``%(name)s``. ``cause`` makes each
+    recipient's message unique (``"log:<id>"``). Sent whatever the recipient's notification
+    preferences: it is about their account or their seat, not a game's news."""
+    now = timezone.now()
+    _queue([Notification(user_id=user.pk, game_id=getattr(game, "pk", game),
+                         kind=Kind.MODERATION, dedupe_key=f"moderation:{cause}:{user.pk}",
+                         next_attempt_at=now,
+                         context={"subject": subject, "body": body, "params": params})
+            for user in users if user is not None])
+
+
 def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
     """"A deadline is near" for decisions at 80% of their time, once per decision (the row's
     ``remind_at`` is cleared); a decision already answered has no row left, so no reminder.
@@ -162,19 +179,6 @@ def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
 # Delivering
 
 
-def enqueue_delivery(keys: list[str]) -> None:
-    """Ask a worker to deliver these messages: one task for the messages of one commit, which
-    finds them by their keys. Never raises: the sweep delivers what is left."""
-    from .tasks import deliver_queued
-
-    try:
-        deliver_queued.apply_async(
-            args=[list(keys)], retry_policy={"max_retries": 1, "interval_start": 0,
-                                             "interval_step": 0.2, "interval_max": 0.2})
-    except Exception:
-        logger.exception("could not enqueue notifications %s; the sweep will deliver them", keys)
-
-
 def backoff(attempts: int) -> dt.timedelta:
     return min(MAX_BACKOFF, BASE_BACKOFF * (2 ** max(0, attempts - 1)))
 
@@ -198,7 +202,8 @@ def deliver_batch(ids: list[int] | None = None, limit: int = 100,
     less than :data:`FOLD_WINDOW` ago are postponed, the others are marked ``sending`` (with the
     pending decision mails of the same game and user folded into them). Phase 2: the mails go
     out. Phase 3: ``sent``, or back to ``pending`` with a backoff (``failed`` after
-    :data:`MAX_ATTEMPTS`). A worker dying during phase 2 leaves rows ``sending``: never resent.
+    :data:`MAX_ATTEMPTS`). A worker dying during phase 2 leaves rows ``sending``: the sweep
+    sends them again later (:func:`recover_interrupted`).
     """
     now = now or timezone.now()
     outcome: dict[int, str] = {}
@@ -320,12 +325,7 @@ def _failed(note: Notification, exc: Exception, now: dt.datetime) -> str:
 
 
 def _retry_later(pk: int, when: dt.datetime) -> None:
-    from .tasks import deliver_notification
-
-    try:
-        deliver_notification.apply_async(args=[pk], eta=when, retry_policy={"max_retries": 0})
-    except Exception:
-        logger.warning("could not schedule notification %s; the sweep will", pk)
+    dispatch.send(dispatch.DELIVER_NOTIFICATION, [pk], eta=when)
 
 
 def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
@@ -343,6 +343,10 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
     for note in notes:
         user = note.user
         reason = ""
+        if note.kind == Kind.MODERATION:
+            if not user.email:
+                reasons[note.pk] = "no email address"
+            continue
         if not user.is_active:
             reason = "inactive user"
         elif not user.notify_email:
@@ -361,16 +365,33 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
     return reasons
 
 
+def recover_interrupted(now: dt.datetime) -> int:
+    """Messages left ``sending`` for :data:`SENDING_STALE_AFTER`: their worker stopped (killed,
+    or its database connection cut) between taking them and recording the result, so each may or
+    may not have gone out. Delivery is at least once: each is sent again (with the same
+    Message-ID, so that a receiver can drop a duplicate), its ``interrupted`` count says how many
+    of its attempts ended unknown; one past its last attempt is marked failed. Returns how many
+    were taken back."""
+    stale = Notification.objects.filter(status=Status.SENDING,
+                                        next_attempt_at__lt=now - SENDING_STALE_AFTER)
+    note = ("Interrupted during delivery: it may have gone out; sent again with the same "
+            "Message-ID.")
+    given_up = stale.filter(attempts__gte=MAX_ATTEMPTS).update(
+        status=Status.FAILED, interrupted=F("interrupted") + 1,
+        last_error=note + " No attempt left.")
+    retried = stale.update(status=Status.PENDING, interrupted=F("interrupted") + 1,
+                           next_attempt_at=now, last_error=note)
+    if given_up or retried:
+        logger.warning("%s interrupted deliveries taken back (%s given up)", given_up + retried,
+                       given_up)
+    return given_up + retried
+
+
 def deliver_due(now: dt.datetime | None = None, batch: int = 100, budget: float = 30.0) -> int:
     """The sweep's part: deliver messages that are due (their task lost, or the broker was down
     when they were written), batch after batch for at most ``budget`` seconds."""
     now = now or timezone.now()
-    # A message left "sending" (its worker died between taking it and recording the result) may
-    # or may not have gone out: it is not sent again (no second mail), it is marked failed.
-    Notification.objects.filter(status=Status.SENDING,
-                                next_attempt_at__lt=now - SENDING_STALE_AFTER).update(
-        status=Status.FAILED,
-        last_error="The worker stopped during delivery; not retried, to never send it twice.")
+    recover_interrupted(now)
     sent = 0
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
@@ -406,6 +427,7 @@ def game_url(game_id) -> str:
 
 def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[str, list[str]]:
     game = note.game
+    kit = catalog.find_kit(game.kind) if game else None
     creator = game.created_by.username if game and game.created_by_id else "?"
     label = _("the game created by %(creator)s") % {"creator": creator}
     ctx = note.context
@@ -418,15 +440,10 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
             logger.warning("user %s has an unknown time zone %r", note.user_id,
                            note.user.timezone)
         deadline = when.strftime("%Y-%m-%d %H:%M %Z")
-    if note.kind == Kind.YOUR_TURN:
-        subject = _("Your turn in %(game)s") % {"game": label}
-        lines = [_("It is your turn in %(game)s.") % {"game": label}]
-    elif note.kind == Kind.CHALLENGE:
-        subject = _("A challenge window is open for you in %(game)s") % {"game": label}
-        lines = [_("A mask was announced: you may claim it or pass.")]
-    elif note.kind == Kind.POWER:
-        subject = _("A power decision awaits you in %(game)s") % {"game": label}
-        lines = [_("Your mask's power asks you to decide.")]
+    if note.kind in DECISION_KINDS:
+        _kind, subject, line = (kit or GameKit()).decision_mail(ctx.get("decision", ""))
+        subject = str(subject) % {"game": label}
+        lines = [str(line) % {"game": label}]
     elif note.kind == Kind.REMINDER:
         subject = _("Your deadline is near in %(game)s") % {"game": label}
         lines = [_("You have not decided yet; the deadline is near.")]
@@ -438,6 +455,9 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
         subject = _("%(game)s is over") % {"game": label.capitalize()}
         lines = [_("You won!") if ctx.get("won") else _("The game is over."),
                  _("Winners: %(winners)s.") % {"winners": winners or "—"}]
+    elif note.kind == Kind.MODERATION:
+        subject = _(ctx.get("subject", ""))
+        lines = [_(ctx.get("body", "")) % ctx.get("params", {})]
     else:  # absent
         subject = _("You were marked absent in %(game)s") % {"game": label}
         lines = [_("Several of your deadlines passed in a row, so your seat was marked absent.")]
@@ -448,7 +468,8 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
     if folded:
         lines.append(_("(%(count)d more decision(s) awaited you in this game meanwhile.)")
                      % {"count": len(folded)})
-    return f"[Mascarade] {subject}", lines
+    # The game's name, or the site's for a mail about no game.
+    return f"[{kit.name if kit else _('Mascarade Online')}] {subject}", lines
 
 
 def build_email(note: Notification, folded: list[Notification] | None = None

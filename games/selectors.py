@@ -9,18 +9,26 @@ way the number of queries does not depend on the length of the game.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import hashlib
 import uuid
+import zoneinfo
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, Min, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from games.engine import SPECTATOR, get_game
-from games.engine.registry import view_event
+from accounts.models import User, Vacation
+from games import dispatch
+from games.catalog import get_game, get_kit
+from games.deadlines import Interval
+from games.engine import SPECTATOR
+from games.engine.replay import view_event
 from games.engine.table import fold_table, is_table_move
 from mascarade_site.prepared import PreparedQuery
 
@@ -49,14 +57,16 @@ def cached_snapshot(game: Game) -> Snapshot | None:
         return None
 
 
-def load_state(game: Game, *, persist: bool = True) -> Any:
-    """The engine state after ``game.seq`` moves, or ``None`` before the start.
+def load_state(game: Game, *, ask_refresh: bool = True) -> Any:
+    """The engine state after ``game.seq`` moves, or ``None`` for a game that never started (open,
+    or aborted before its last seat was taken).
 
     Current snapshot: no replay. Older snapshot: the moves after it are applied. None (or one
-    ahead of the game row read earlier): a full replay from the seed. The rebuilt state is written
-    back (``persist``) unless a newer snapshot is there already.
+    ahead of the game row read earlier): a full replay from the seed. A selector never writes:
+    when the snapshot was missing or behind, a task is asked to rebuild it
+    (``games.services.snapshots``); the write path keeps it current otherwise.
     """
-    if game.status == Game.Status.OPEN:
+    if game.status == Game.Status.OPEN or game.started_at is None:
         return None
     engine = get_game(game.kind)
     snap = cached_snapshot(game)
@@ -72,23 +82,9 @@ def load_state(game: Game, *, persist: bool = True) -> Any:
         if is_table_move(payload):  # pauses, replacements...: the site's, not the rules'
             continue
         state, _events = engine.apply(state, player, payload)
-    if persist:
-        store_snapshot(game, game.seq, engine.to_json(state), existing=snap)
+    if ask_refresh:
+        dispatch.refresh_snapshot(game.pk)
     return state
-
-
-def store_snapshot(game: Game, seq: int, data: dict, *, existing: Snapshot | None) -> None:
-    """Write a rebuilt snapshot outside the move lock: never replace a newer one."""
-    if existing is not None:
-        Snapshot.objects.filter(game_id=game.pk, seq__lt=seq).update(
-            seq=seq, state=data, updated_at=timezone.now())
-        return
-    try:
-        with transaction.atomic():
-            Snapshot.objects.bulk_create([Snapshot(game_id=game.pk, seq=seq, state=data)],
-                                         ignore_conflicts=True)
-    except IntegrityError:  # the game row went away meanwhile; nothing to cache
-        return
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,8 +124,6 @@ def _seats_with_vacations(today: dt.date, yesterday: dt.date) -> QuerySet[Seat]:
     """Seats with their users, each marked ``on_vacation`` (their user declared ``today``, UTC,
     a vacation day) and ``vacation_ahead`` (a vacation under way or to come; from
     ``yesterday``: one ending today in a time zone behind UTC)."""
-    from accounts.models import Vacation
-
     mine = Vacation.objects.filter(user_id=OuterRef("user_id"))
     return Seat.objects.select_related("user").annotate(
         on_vacation=Exists(mine.filter(start__lte=today, end__gte=today)),
@@ -184,7 +178,7 @@ def load_for_viewer(game: Game, user, *, with_state: bool = True,
 def complete(loaded: Loaded, *, with_pending: bool = True) -> Loaded:
     """Add the state (and pending decisions) to a game loaded without them."""
     loaded.state = load_state(loaded.game)
-    if with_pending and loaded.game.status != Game.Status.OPEN:
+    if with_pending and loaded.state is not None:
         loaded.pending = PENDING(loaded.game.pk)
     return loaded
 
@@ -210,12 +204,44 @@ def _name(names: dict[int, str], player: Any) -> Any:
     return player
 
 
+def site_seq(engine_seq: int, table_seqs: list[int]) -> int:
+    """The site's seq of the rules' move number ``engine_seq``: the rules count their own moves,
+    the site's seq counts the table moves too (pauses, absences…: ``Game.table_seqs``)."""
+    seq = engine_seq
+    for table_seq in table_seqs:  # ascending
+        if table_seq > seq:
+            break
+        seq += 1
+    return seq
+
+
+def _renumber(value: Any, table_seqs: list[int]) -> Any:
+    """``value`` with every ``seq`` key, at any depth, given as the site's seq."""
+    if isinstance(value, dict):
+        return {key: (site_seq(item, table_seqs) if key == "seq" and isinstance(item, int)
+                      else _renumber(item, table_seqs)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_renumber(item, table_seqs) for item in value]
+    return value
+
+
+def player_view(game: Game, state: Any, viewer: Any) -> dict[str, Any]:
+    """The engine's view of ``state`` for ``viewer``, its move numbers (every key named ``seq``:
+    what the viewer saw when, a card's last move...) given as the site's seqs, as the history
+    numbers its moves. A rules' seq 0 ("none yet") stays 0."""
+    view = get_game(game.kind).view(state, viewer)
+    table_seqs = game.table_seqs or []
+    return _renumber(view, table_seqs) if table_seqs else view
+
+
 def state_payload(loaded: Loaded, viewer_player: int | None) -> tuple[dict | None, dict | None]:
-    """``(state, you)`` for the viewer: the engine's view, players named, deadlines added."""
+    """``(state, you)`` for the viewer: the engine's view, players named, deadlines added.
+    ``you`` is the engine's (the viewer's private knowledge), its ``seat`` first and without the
+    engine's player index (the site names players)."""
     if loaded.state is None:
         return None, None
-    engine = get_game(loaded.game.kind)
-    view = engine.view(loaded.state, viewer_player if viewer_player is not None else SPECTATOR)
+    view = player_view(loaded.game, loaded.state,
+                       viewer_player if viewer_player is not None else SPECTATOR)
     you = view.pop("you", None)
     names, bots = _names(loaded.seats)
     deadlines = {row.player: row.deadline for row in loaded.pending}
@@ -229,9 +255,10 @@ def state_payload(loaded: Loaded, viewer_player: int | None) -> tuple[dict | Non
                             for item in view["awaiting"]]
     if viewer_player is None:
         return view, None
-    knowledge = you.get("knowledge", []) if isinstance(you, dict) else []
-    seat = you.get("seat", viewer_player) if isinstance(you, dict) else viewer_player
-    return view, {"seat": seat, "knowledge": knowledge}
+    you = you if isinstance(you, dict) else {}
+    out = {"seat": you.get("seat", viewer_player)}
+    out.update((key, value) for key, value in you.items() if key not in ("seat", "player"))
+    return view, out
 
 
 def game_payload(loaded: Loaded, user) -> dict[str, Any]:
@@ -240,7 +267,8 @@ def game_payload(loaded: Loaded, user) -> dict[str, Any]:
     player = loaded.player_of(user)
     state, you = state_payload(loaded, player)
     if you is None and player is not None:
-        you = {"seat": player, "knowledge": []}
+        # Before the start: the viewer's seat, and the game's private parts empty.
+        you = {"seat": player, **copy.deepcopy(get_kit(game.kind).you_before_start)}
     if you is not None:
         # Added to the contract's shape: a client reads the game and moves, one request less.
         you["legal_moves"] = _legal_moves(loaded, player)
@@ -273,6 +301,16 @@ def summary_payload(game: Game, seats: list[Seat]) -> dict[str, Any]:
     }
 
 
+def etag(game: Game, user) -> str:
+    """The ETag of ``game`` as ``user`` sees it: every write that changes any viewer's answer
+    bumps the game's ``version``; the viewer and the day (UTC) are in it too (the players'
+    ``vacation`` flags are those of the day)."""
+    viewer = user.pk if user is not None and user.is_authenticated else "anon"
+    raw = (f"{game.pk}:{game.version}:{game.seq}:{game.status}:{viewer}:"
+           f"{timezone.now().date().isoformat()}")
+    return '"' + hashlib.sha256(raw.encode()).hexdigest()[:32] + '"'
+
+
 def legal_moves_payload(loaded: Loaded, user) -> dict[str, Any]:
     return {"seq": loaded.game.seq, "moves": _legal_moves(loaded, loaded.player_of(user))}
 
@@ -286,10 +324,11 @@ def _legal_moves(loaded: Loaded, player: int | None) -> list:
     return get_game(loaded.game.kind).legal_moves(loaded.state, player)
 
 
-def _event_payload(seq: int, at: str | None, event: dict, names: dict[int, str]) -> dict:
-    out: dict[str, Any] = {"seq": seq, "at": at}
+def _event_payload(seq: int, at: str | None, actor: str, event: dict,
+                   names: dict[int, str]) -> dict:
+    out: dict[str, Any] = {"seq": seq, "at": at, "actor": actor}
     for key, value in event.items():
-        if key in ("seq", "at"):
+        if key in ("seq", "at", "actor"):
             continue
         if key in ("player", "target_player"):
             value = _name(names, value)
@@ -311,13 +350,13 @@ def events_payload(loaded: Loaded, user, after: int,
         viewer = player if player is not None else SPECTATOR
         names, _bots = _names(loaded.seats)
         records = (MoveRecord.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq)
-                   .order_by("seq").values_list("seq", "created_at", "events")[:limit])
-        for seq, created_at, events in records:
+                   .order_by("seq").values_list("seq", "created_at", "actor", "events")[:limit])
+        for seq, created_at, actor, events in records:
             at = iso(created_at)
             for event in events:
                 seen = view_event(engine, event, viewer, loaded.state)
                 if seen is not None:
-                    results.append(_event_payload(seq, at, seen, names))
+                    results.append(_event_payload(seq, at, actor, seen, names))
             next_after = seq
     return {"results": results, "next_after": next_after,
             "more": next_after < game.seq}
@@ -392,3 +431,52 @@ def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
             "game_id", "position"):
         out[seat.game_id].append(seat)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Vacations as spans of time
+
+
+def _zone(user: User) -> zoneinfo.ZoneInfo:
+    try:
+        return zoneinfo.ZoneInfo(user.timezone or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def today_for(user: User, now: dt.datetime | None = None) -> dt.date:
+    return (now or timezone.now()).astimezone(_zone(user)).date()
+
+
+def interval(vacation: Vacation, user: User) -> Interval:
+    """The vacation as a span of time: from the first day's midnight to the day after the last's,
+    in the user's time zone."""
+    zone = _zone(user)
+    start = dt.datetime.combine(vacation.start, dt.time(), tzinfo=zone)
+    end = dt.datetime.combine(vacation.end + dt.timedelta(days=1), dt.time(), tzinfo=zone)
+    return start.astimezone(dt.UTC), end.astimezone(dt.UTC)
+
+
+def intervals_by_user(users: Iterable[User], since: dt.datetime | None = None
+                      ) -> dict[int, list[Interval]]:
+    """The vacations of several users that end at ``since`` (default: now) or later, in one
+    query."""
+    users = {user.pk: user for user in users if user is not None}
+    out: dict[int, list[Interval]] = defaultdict(list)
+    if not users:
+        return out
+    # (a day earlier: a vacation ending that day in a time zone behind UTC)
+    earliest = (since or timezone.now()).date() - dt.timedelta(days=1)
+    for vacation in Vacation.objects.filter(user_id__in=list(users), end__gte=earliest):
+        out[vacation.user_id].append(interval(vacation, users[vacation.user_id]))
+    return out
+
+
+def intervals_for_rows(rows: Iterable[PendingDecision]) -> dict[int, list[Interval]]:
+    """The vacations that may stop the clocks of these pending rows, by user (one query, none
+    if no human is awaited)."""
+    rows = [row for row in rows if row.user_id is not None and not row.bot]
+    if not rows:
+        return {}
+    since = min(row.clock_from for row in rows)
+    return intervals_by_user(User.objects.filter(pk__in={row.user_id for row in rows}), since)

@@ -1,47 +1,54 @@
-"""Celery tasks of the games app: thin, taking ids, idempotent, safe to run twice or late."""
+"""Celery tasks of the games app: thin, taking ids, idempotent, safe to run twice or late.
+
+Only the worker imports this module (Celery's autodiscovery); the rest of the site sends these
+tasks by name through :mod:`games.dispatch`.
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
 
-from . import notifications, services
+from games import dispatch, notifications, services
 
 
-@shared_task(name="games.play_bots", ignore_result=True, acks_late=True)
+@shared_task(name=dispatch.PLAY_BOTS, ignore_result=True, acks_late=True)
 def play_bots(game_id: str, seq: int) -> int:
-    """Play the bots' pending decisions of ``game_id`` scheduled at ``seq``.
-
-    Takes ids and the seq it was scheduled for, so it is safe to run twice or late: a game that
-    moved on (or ended) since is left alone, and each move is sent with ``expected_seq``.
-    """
+    """Play the bots' pending decisions of ``game_id`` scheduled at ``seq``: a game that moved
+    on (or ended) since is left alone, and each move is sent with ``expected_seq``."""
     return services.play_bots(game_id, seq)
 
 
-@shared_task(name="games.resolve_deadline", ignore_result=True, acks_late=True)
+@shared_task(name=dispatch.RESOLVE_DEADLINE, ignore_result=True, acks_late=True)
 def resolve_deadline(game_id: str, pending_id: int) -> int | None:
     """The countdown of one pending decision: play its timeout if it is still awaited and due
     (a decision answered, replaced, paused or extended meanwhile is left alone)."""
     return services.play_timeout(game_id, pending_id)
 
 
-@shared_task(name="games.resolve_games", ignore_result=True, acks_late=True)
+@shared_task(name=dispatch.RESOLVE_GAMES, ignore_result=True, acks_late=True)
 def resolve_games(game_ids: list[str]) -> int:
-    """A share of a burst of due deadlines (see ``services.fan_out_due_deadlines``), or of the
-    deadlines falling due before the next sweep (``services.anticipate_deadlines``)."""
+    """A share of a burst of due deadlines, or of the deadlines falling due before the next
+    sweep."""
     return services.resolve_games(game_ids)
 
 
-@shared_task(name="games.deliver_notification", ignore_result=True, acks_late=True)
+@shared_task(name=dispatch.DELIVER_NOTIFICATION, ignore_result=True, acks_late=True)
 def deliver_notification(notification_id: int) -> str:
     return notifications.deliver(notification_id)
 
 
-@shared_task(name="games.deliver_queued", ignore_result=True, acks_late=True)
+@shared_task(name=dispatch.DELIVER_QUEUED, ignore_result=True, acks_late=True)
 def deliver_queued(keys: list[str]) -> dict[int, str]:
     """The messages one commit queued, by their dedupe keys (those already delivered, or not
     due, are left alone)."""
     return notifications.deliver_batch(keys=keys)
+
+
+@shared_task(name=dispatch.REFRESH_SNAPSHOT, ignore_result=True, acks_late=True)
+def refresh_snapshot(game_id: str) -> bool:
+    """A read found the game's snapshot missing or behind: store the current one."""
+    return services.refresh_snapshot(game_id)
 
 
 @shared_task(name="games.sweep", ignore_result=True)
@@ -56,5 +63,5 @@ def sweep() -> dict[str, int]:
         "bots": services.play_stale_bots(),
         "reminders": notifications.queue_reminders(),
         "delivered": notifications.deliver_due(),
-        "idempotency_keys": services.forget_old_idempotency_keys(),
+        "idempotency_keys": services.forget_old_keys(),
     }

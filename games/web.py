@@ -21,29 +21,21 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.models import VACATION_DAYS_PER_YEAR, User, Vacation
 from games.engine import EngineError
-from games.engine.mascarade.data import MASKS, SCENARIOS
 
-from . import display, notifications, selectors, services
-from .api.errors import APIError, NotFound
+from . import catalog, notifications, selectors, services
+from .errors import ApplicationError, NotFound, text_of
+from .kit import Board, GameKit, table_sentence
 from .models import Game
 
 LIVE_POLL_SECONDS = 2
+#: The moves the table's history shows (the latest).
+HISTORY_MOVES = 60
 
 
 # --------------------------------------------------------------------------------------------
 # Helpers
-
-
-def _error_text(exc: Exception) -> str:
-    if isinstance(exc, EngineError):
-        return exc.message
-    if isinstance(exc, APIError):
-        fields = exc.extra.get("fields")
-        if isinstance(fields, dict) and fields:
-            return " ".join(str(m) for messages_ in fields.values() for m in messages_)
-        return exc.detail_text
-    return str(exc)
 
 
 def _loaded(request, game_id) -> selectors.Loaded:
@@ -76,26 +68,17 @@ def _zone(request):
         return zoneinfo.ZoneInfo("UTC")
 
 
-def _names_then(events: list[dict], names: dict[int, str]) -> list[dict[int, str]]:
-    """For each event (oldest first), who sat at each seat when it happened: ``names`` is the
-    table now, and the Puppeteer's seat changes among the events (R2) are undone from the newest
-    back, so that a past sentence names the player who was there then, not the seat's occupant
-    now."""
-    out: list[dict[int, str]] = []
-    current = names
-    for event in reversed(events):
-        out.append(current)
-        seats = event.get("seats") if event.get("type") == "seat_change" else None
-        if isinstance(seats, list) and len(seats) == 2 and all(s in current for s in seats):
-            a, b = seats
-            current = {**current, a: current[b], b: current[a]}
-    out.reverse()
-    return out
+def _sentence(kit: GameKit, event: dict, names: dict[int, str]) -> str:
+    if event.get("type") == "table":
+        return table_sentence(event, names)
+    return kit.sentence(event, names)
 
 
 def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
-    """Everything the table shows, from the viewer's projection only."""
+    """Everything the table shows, from the viewer's projection only: the envelope here, the
+    game's own words from its kit (``games.kit``)."""
     user = request.user
+    kit = catalog.get_kit(loaded.game.kind)
     payload = selectors.game_payload(loaded, user)
     state, you = payload["state"], payload["you"]
     now = timezone.now()
@@ -107,93 +90,53 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         players = {p["player"]: p for p in payload["players"]}
         for seat in state["seats"]:
             names[seat["seat"]] = seat["player"]
-        revealed = set(state.get("revealed_last_turn", []))
         for seat in state["seats"]:
             info = players.get(seat["player"], {})
             seats.append({**seat, "absent": info.get("absent"), "vacation": info.get("vacation"),
                           "is_you": you is not None and seat["seat"] == you["seat"],
-                          "awaited": any(a["seat"] == seat["seat"] for a in state["awaiting"]),
-                          "revealed_recently": seat["seat"] in revealed})
+                          "awaited": any(a["seat"] == seat["seat"] for a in state["awaiting"])})
     awaiting = []
     for item in (state or {}).get("awaiting", []):
         when = item.get("deadline")
         local = ""
         if when:
             local = dt.datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(zone)
-        awaiting.append({**item, "decision_words": display.decision(item["decision"]),
+        awaiting.append({**item, "decision_words": kit.decision_words(item["decision"]),
                          "left": _left(when, now), "local": local,
                          "is_you": you is not None and item["seat"] == you["seat"]})
     history = []
     recent: list[dict] = []
     if state:
-        events = selectors.events_payload(loaded, user, max(0, loaded.game.seq - 60), limit=60)
+        events = selectors.events_payload(loaded, user, max(0, loaded.game.seq - HISTORY_MOVES),
+                                          limit=HISTORY_MOVES)
         recent = events["results"]
-        history = [{"seq": e["seq"], "text": display.sentence(e, then)}
-                   for e, then in zip(recent, _names_then(recent, names), strict=True)]
+        history = [{"seq": e["seq"], "text": _sentence(kit, e, then)}
+                   for e, then in zip(recent, kit.names_then(recent, names), strict=True)]
         history.reverse()
-    # Cards turned face up in this turn or the previous one, as this viewer saw them.
-    turned: dict[int, str] = {}
-    if state:
-        shown = set(state.get("revealed_last_turn", [])) | {
-            e.get("seat") for e in recent if e.get("type") == "reveal"
-            and e.get("turn") == state.get("turn")}
-        for event in recent:
-            if event.get("type") == "reveal" and event.get("seat") in shown:
-                turned[event["seat"]] = display.mask(event.get("mask"))
-        for seat in seats:
-            seat["turned"] = turned.get(seat["seat"])
     groups: dict[str, list] = {}
-    legal = selectors.legal_moves_payload(loaded, user)
-    for move in legal["moves"]:
-        groups.setdefault(display.move_group(move), []).append(
-            {"json": json.dumps(move, sort_keys=True), "label": display.move_label(move, names)})
-    forms_key = hashlib.sha256(json.dumps([loaded.game.seq if legal["moves"] else 0,
-                                           legal["moves"]], sort_keys=True).encode()
-                               ).hexdigest()[:12]
-    knowledge = [{**k, "mask_name": display.mask(k["mask"]),
-                  "about_words": display.slot(k["about"], names)}
-                 for k in (you or {}).get("knowledge", [])]
-    if knowledge:
-        since = min(k["seq"] for k in knowledge)
-        later = selectors.events_payload(loaded, user, since, limit=100_000)["results"]
-        for k in knowledge:
-            k["touched"] = sorted({e["seq"] for e in later
-                                   if e["seq"] > k["seq"] and _touches(e, k["about"])})
-    announcement = (state or {}).get("announcement")
-    masks_in_play = [{"id": m, "name": display.mask(m), "power": display.POWERS.get(m, "")}
-                     for m in dict.fromkeys((state or {}).get("masks_in_play")
-                                            or _option_masks(loaded.game))]
+    legal = (you or {}).get("legal_moves", [])
+    for move in legal:
+        groups.setdefault(kit.move_group(move), []).append(
+            {"json": json.dumps(move, sort_keys=True), "label": kit.move_label(move, names),
+             "move": move})
+    forms_key = hashlib.sha256(json.dumps([loaded.game.seq if legal else 0, legal],
+                                          sort_keys=True).encode()).hexdigest()[:12]
+    board = (kit.board_context(Board(game=loaded.game, state=state, you=you, names=names,
+                                     seats=seats, recent=recent)) if state else {})
     return {
-        "game": loaded.game, "payload": payload, "state": state, "you": you, "seats": seats,
-        "awaiting": awaiting, "history": history, "move_groups": groups,
-        "expected_seq": legal["seq"], "forms_key": forms_key, "knowledge": knowledge,
-        "announcement": announcement and {
-            **announcement, "mask_name": display.mask(announcement.get("mask")),
-            "who": names.get(announcement.get("seat"), "")},
-        "masks_in_play": masks_in_play, "is_member": me is not None,
+        **board,
+        "kit": kit, "game": loaded.game, "payload": payload, "state": state, "you": you,
+        "seats": seats, "awaiting": awaiting, "history": history, "move_groups": groups,
+        "legal_moves": legal, "expected_seq": loaded.game.seq, "forms_key": forms_key,
+        "is_member": me is not None,
         "is_creator": user.is_authenticated and loaded.game.created_by_id == user.pk,
         "my_seat": next((s for s in loaded.seats if me is not None and s.position == me), None),
         "winners": [names.get(w, w) for w in (state or {}).get("winners", [])],
-        "starting_deal": [{"about": display.slot(d["about"], names),
-                           "mask": display.mask(d["mask"])}
-                          for d in (state or {}).get("starting_deal", [])],
         "poll_seconds": LIVE_POLL_SECONDS,
         "report_reasons": _report_reasons(),
         "others": [s.user.username for s in loaded.seats
                    if s.user_id is not None and (me is None or s.position != me)],
     }
-
-
-def _touches(event: dict, about) -> bool:
-    """Whether an event (as the viewer saw it) may have moved the card at ``about``."""
-    kind = event.get("type")
-    if kind == "exchange":
-        return about in (event.get("seat"), event.get("target"))
-    if kind == "spy_swap":
-        return about in (event.get("seat"), event.get("target"))
-    if kind == "fool":
-        return about in (event.get("targets") or [])
-    return False
 
 
 def _report_reasons():
@@ -202,143 +145,31 @@ def _report_reasons():
     return Report.Reason.choices
 
 
-def _option_masks(game: Game) -> list[str]:
-    """The masks an open game will use (before the deal, the state does not exist yet)."""
-    options = game.options or {}
-    return list(options.get("masks") or SCENARIOS.get(options.get("scenario", "A"), {}).get(
-        options.get("players"), ()))
-
-
-def _etag(loaded: selectors.Loaded, user) -> str:
-    from .api.views import etag_for
-
-    return etag_for(loaded, user)
+def _live_etag(request, loaded: selectors.Loaded, rows: list) -> str:
+    """The live fragment's ETag: the game's (its version, the viewer, the day) and what else
+    the fragment shows: the page's language and time zone, and the time left before each
+    deadline as it reads now ("5 min left")."""
+    now = timezone.now()
+    left = [_left(selectors.iso(row.deadline), now) for row in rows]
+    raw = json.dumps([selectors.etag(loaded.game, request.user),
+                      getattr(request, "LANGUAGE_CODE", ""), str(_zone(request)), left])
+    return '"' + hashlib.sha256(raw.encode()).hexdigest()[:32] + '"'
 
 
 # --------------------------------------------------------------------------------------------
 # Lobby and creation
 
 
-class CreateGameForm(forms.Form):
-    TIMEOUTS = [(3600, gettext_lazy("1 hour")), (4 * 3600, gettext_lazy("4 hours")),
-                (12 * 3600, gettext_lazy("12 hours")), (86_400, gettext_lazy("1 day")),
-                (2 * 86_400, gettext_lazy("2 days")), (3 * 86_400, gettext_lazy("3 days")),
-                (7 * 86_400, gettext_lazy("7 days"))]
-    CHALLENGE_TIMEOUTS = [(600, gettext_lazy("10 minutes")), (3600, gettext_lazy("1 hour")),
-                          (4 * 3600, gettext_lazy("4 hours")),
-                          (12 * 3600, gettext_lazy("12 hours")),
-                          (86_400, gettext_lazy("1 day"))]
-    players = forms.TypedChoiceField(label=gettext_lazy("Players"), coerce=int, initial=5,
-                                     choices=[(n, n) for n in range(4, 13)])
-    scenario = forms.ChoiceField(label=gettext_lazy("Scenario"), initial="A",
-                                 choices=[("A", gettext_lazy("A (first games)")),
-                                          ("B", gettext_lazy("B (more powers)")),
-                                          ("custom", gettext_lazy("Custom: choose the masks"))])
-    masks = forms.MultipleChoiceField(
-        label=gettext_lazy("Masks of a custom scenario"), required=False,
-        widget=forms.CheckboxSelectMultiple,
-        choices=[(m.id, m.id) for m in MASKS.values()])
-    center = forms.TypedChoiceField(
-        label=gettext_lazy("Center cards (custom, 6 players or more)"), required=False,
-        coerce=int, empty_value=None,
-        choices=[("", gettext_lazy("as usual for the player count")), (0, 0), (1, 1), (2, 2)])
-    challenge_mode = forms.ChoiceField(
-        label=gettext_lazy("Challenges"), initial="sequential",
-        choices=[("sequential", gettext_lazy("one player after another (clockwise)")),
-                 ("simultaneous", gettext_lazy("everyone at once"))])
-    move_timeout = forms.TypedChoiceField(label=gettext_lazy("Time for a turn"), coerce=int,
-                                          choices=TIMEOUTS, initial=86_400)
-    challenge_timeout = forms.TypedChoiceField(label=gettext_lazy("Time to claim or pass"),
-                                               coerce=int, choices=CHALLENGE_TIMEOUTS,
-                                               initial=12 * 3600)
-    log_masks = forms.BooleanField(label=gettext_lazy("The history keeps revealed masks"),
-                                   required=False, initial=True)
-    private = forms.BooleanField(label=gettext_lazy("Private (joined with an invite link)"),
-                                 required=False)
-    bots = forms.TypedChoiceField(label=gettext_lazy("Bots to add now"), coerce=int, initial=0,
-                                  choices=[(n, n) for n in range(0, 12)])
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["masks"].choices = [
-            (m.id, f"{display.mask(m.id)}{' ★' if m.star else ''}"
-                   f"{' ×2' if m.copies > 1 else ''} — {display.POWERS[m.id]}")
-            for m in MASKS.values()]
-
-    def options(self) -> dict[str, Any]:
-        data = self.cleaned_data
-        options = {key: data[key] for key in ("players", "scenario", "challenge_mode",
-                                              "move_timeout", "challenge_timeout",
-                                              "log_masks") if key in data}
-        if data.get("scenario") == "custom":
-            masks = []
-            for mask_id in data.get("masks") or []:
-                masks += [mask_id] * MASKS[mask_id].copies
-            options["masks"] = masks
-            if data.get("center") is not None:
-                options["center"] = data["center"]
-        return options
-
-    def clean(self):
-        data = super().clean()
-        if data.get("players") and data.get("bots") is not None \
-                and data["bots"] > data["players"] - 1:
-            self.add_error("bots", _("At most %(n)d bots in a game of %(p)d.") % {
-                "n": data["players"] - 1, "p": data["players"]})
-        if data.get("scenario") == "custom" and data.get("players"):
-            for field, message in scenario_errors(self.options()):
-                self.add_error(field if field in self.fields else None, message)
-        return data
+def _kit_asked(request) -> GameKit:
+    """The game a page is about (``?game=``, or the form's ``game``): the default one when it
+    names none, or one this site does not serve."""
+    asked = request.POST.get("game") or request.GET.get("game")
+    return catalog.find_kit(asked) or catalog.get_kit(catalog.default_id())
 
 
-SCENARIO_MESSAGES = {
-    "custom_needs_judge": gettext_lazy("A scenario must include the Judge."),
-    "custom_too_few_stars": gettext_lazy("At least a third of the masks (rounded up) must "
-                                         "carry a star ★."),
-    "custom_peasant_pair": gettext_lazy("The Peasants come as a pair or not at all."),
-    "custom_duplicate_mask": gettext_lazy("No mask other than the Peasant may appear twice."),
-    "center_not_choosable": gettext_lazy("Only games of 6 players or more choose their center "
-                                         "cards."),
-}
-
-
-def scenario_errors(options: dict[str, Any]) -> list[tuple[str, str]]:
-    """The custom scenario's broken rules (§3), from the engine's own check, in words."""
-    from games.engine import InvalidOptions, get_game
-
-    try:
-        get_game("mascarade").normalize_options(options)
-    except InvalidOptions as exc:
-        problems = exc.extra.get("errors") or [(exc.code, exc.message)]
-        out = []
-        for code, message in problems:
-            if code == "custom_mask_count":
-                players, center = options["players"], options.get("center")
-                wanted = players + (center if center is not None else
-                                    (2 if players == 4 else 1 if players == 5 else 0))
-                text = _("Choose exactly %(n)d masks (the Peasants count as two); "
-                         "%(k)d chosen.") % {"n": wanted, "k": len(options.get("masks", []))}
-            elif code == "custom_min_players":
-                names = sorted({str(display.mask(m)) for m in options.get("masks", [])
-                                if m in MASKS and MASKS[m].min_players > options["players"]})
-                text = _("These masks need more players: %(masks)s.") % {
-                    "masks": ", ".join(names)}
-            else:
-                text = str(SCENARIO_MESSAGES.get(code, message))
-            out.append(("masks" if exc.field in (None, "masks") else exc.field, text))
-        return out
-    return []
-
-
-def _scenario_table() -> list[dict]:
-    out = []
-    for players in range(4, 13):
-        row = {"players": players}
-        for scenario in ("A", "B"):
-            ids = dict.fromkeys(SCENARIOS.get(scenario, {}).get(players, ()))
-            row[scenario] = [display.mask(m) for m in ids]
-        out.append(row)
-    return out
+def _create_context(kit: GameKit, form) -> dict[str, Any]:
+    return {**kit.create_context(), "kit": kit, "kits": catalog.kits(), "form": form,
+            "fields": [(field, kit.field_templates.get(field.name)) for field in form]}
 
 
 @require_GET
@@ -346,44 +177,50 @@ def lobby(request):
     status = request.GET.get("status") or "open"
     if status not in ("open", "active", "finished"):
         status = "open"
-    games = list(selectors.public_games(status, "mascarade")[:50])
+    kit = catalog.find_kit(request.GET.get("game"))
+    games = list(selectors.public_games(status, kit.id if kit else None)[:50])
     seats = selectors.seats_by_game(games)
-    rows = [selectors.summary_payload(g, seats[g.pk]) for g in games]
+    rows = [{**selectors.summary_payload(g, seats[g.pk]), "kit": catalog.find_kit(g.kind)}
+            for g in games]
     mine = []
     if request.user.is_authenticated:
         for game in selectors.games_of(request.user)[:30]:
-            mine.append({"game": game, "awaiting_you": game.your_deadline is not None})
-    return render(request, "games/lobby.html", {"rows": rows, "status": status, "mine": mine})
+            mine.append({"game": game, "awaiting_you": game.your_deadline is not None,
+                         "kit": catalog.find_kit(game.kind)})
+    return render(request, "games/lobby.html", {"rows": rows, "status": status, "mine": mine,
+                                                "kits": catalog.kits(), "kit": kit})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def create(request):
-    form = CreateGameForm(request.POST or None)
+    kit = _kit_asked(request)
+    form = kit.form(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        options = form.options()
         try:
-            outcome = services.create_game(request.user, "mascarade", options,
+            outcome = services.create_game(request.user, kit.id, form.options(),
                                            private=data["private"], bots=data["bots"])
-        except (APIError, EngineError) as exc:
-            form.add_error(None, _error_text(exc))
+        except (ApplicationError, EngineError) as exc:
+            form.add_error(None, text_of(exc))
         else:
             messages.success(request, _("Your game is created."))
             return redirect("game", outcome.body["id"])
-    return render(request, "games/create.html", {"form": form,
-                                                 "scenarios": _scenario_table()})
+    return render(request, "games/create.html", _create_context(kit, form))
 
 
 @require_POST
 def create_check(request):
-    """The custom scenario builder's live check (htmx): the rules the chosen masks break."""
-    form = CreateGameForm(request.POST)
+    """The create form's live check (htmx), for a game whose kit has one (Mascarade's custom
+    scenario builder): the rules the chosen options break, in words."""
+    kit = _kit_asked(request)
+    if kit.check_template is None:
+        raise Http404(_("This game's form has no live check."))
+    form = kit.form(request.POST)
     form.is_valid()
-    errors = [str(e) for e in form.errors.get("masks", [])] + [
+    errors = [str(e) for name in kit.field_templates for e in form.errors.get(name, [])] + [
         str(e) for e in form.non_field_errors()]
-    return render(request, "games/_scenario_check.html", {
-        "errors": errors, "custom": request.POST.get("scenario") == "custom"})
+    return render(request, kit.check_template, {"errors": errors, "form": form})
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,14 +233,14 @@ def _at_move(loaded: selectors.Loaded, at: int) -> selectors.Loaded:
     for the same viewer, with the history up to that move."""
     import copy
 
-    from games.engine import get_game, replay_records
+    from games.engine import replay_records
 
     from .models import MoveRecord
 
     game = loaded.game
     records = (MoveRecord.objects.filter(game_id=game.pk, seq__lte=at).order_by("seq")
                .values_list("seat__position", "payload"))
-    state, _table, _events = replay_records(get_game(game.kind), game.options, game.seed,
+    state, _table, _events = replay_records(catalog.get_game(game.kind), game.options, game.seed,
                                             list(records))
     past = copy.copy(game)
     past.seq = at
@@ -413,12 +250,12 @@ def _at_move(loaded: selectors.Loaded, at: int) -> selectors.Loaded:
 def _invited(request, game_id) -> selectors.Loaded | None:
     """An open private game seen through its invite link: the waiting room only (who sits
     where, the join button), nothing of a game under way."""
-    import secrets
+    from .services.lobby import invite_matches
 
     game = selectors.find_game(game_id)
     invite = request.GET.get("invite", "")
     if (game is None or not game.private or game.status != Game.Status.OPEN or not invite
-            or not secrets.compare_digest(invite, game.invite_code)):
+            or not invite_matches(game, invite)):
         return None
     return selectors.Loaded(game=game, seats=selectors.seats_of(game))
 
@@ -455,12 +292,14 @@ def live(request, game_id):
     loaded = selectors.load_for_viewer(game, request.user, with_state=False) if game else None
     if loaded is None:
         raise Http404(_("No such game."))
-    etag = _etag(loaded, request.user)
+    rows = selectors.PENDING(loaded.game.pk) if loaded.game.started_at is not None else []
+    etag = _live_etag(request, loaded, rows)
     if request.headers.get("If-None-Match") == etag:
         response = HttpResponse(status=304)
         response["ETag"] = etag
         return response
-    selectors.complete(loaded)
+    selectors.complete(loaded, with_pending=False)
+    loaded.pending = rows
     response = render(request, "games/_live.html", table_context(request, loaded))
     response["ETag"] = etag
     response["Cache-Control"] = "private, no-cache"
@@ -471,9 +310,9 @@ def _act(request, game_id, work, success: str | None = None):
     try:
         work()
     except NotFound as exc:
-        raise Http404(_error_text(exc)) from exc
-    except (APIError, EngineError) as exc:
-        messages.error(request, _error_text(exc))
+        raise Http404(text_of(exc)) from exc
+    except (ApplicationError, EngineError) as exc:
+        messages.error(request, text_of(exc))
     else:
         if success:
             messages.success(request, success)
@@ -556,11 +395,9 @@ def report(request, game_id):
 
 @require_GET
 def rules(request):
-    masks = [{"id": m.id, "name": display.mask(m.id), "power": display.POWERS[m.id],
-              "star": m.star, "min_players": m.min_players, "copies": m.copies,
-              "custom_only": m.custom_only} for m in MASKS.values()]
-    return render(request, "games/rules.html", {"masks": masks,
-                                                "scenarios": _scenario_table()})
+    """Every game's rules, one section each (the kits' own)."""
+    return render(request, "games/rules.html", {
+        "sections": [{"kit": kit, "context": kit.rules_context()} for kit in catalog.kits()]})
 
 
 # --------------------------------------------------------------------------------------------
@@ -582,3 +419,72 @@ def unsubscribe(request, token: str):
             user.save(update_fields=["notify_email"])
         done = True
     return render(request, "games/unsubscribe.html", {"target": user, "done": done})
+
+
+# --------------------------------------------------------------------------------------------
+# The profile: preferences and vacations
+
+
+class PreferencesForm(forms.ModelForm):
+    timezone = forms.ChoiceField(label=gettext_lazy("Time zone"), choices=[])
+
+    class Meta:
+        model = User
+        fields = ["language", "notify_email", "timezone"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["timezone"].choices = [(z, z) for z in sorted(
+            zoneinfo.available_timezones()) if "/" in z or z == "UTC"]
+
+
+class VacationForm(forms.Form):
+    start = forms.DateField(label=gettext_lazy("First day"),
+                            widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label=gettext_lazy("Last day"),
+                          widget=forms.DateInput(attrs={"type": "date"}))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile(request):
+    user = request.user
+    prefs = PreferencesForm(instance=user)
+    vacation = VacationForm()
+    if request.method == "POST":
+        if request.POST.get("form") == "preferences":
+            prefs = PreferencesForm(request.POST, instance=user)
+            if prefs.is_valid():
+                prefs.save()
+                messages.success(request, _("Your preferences are saved."))
+                return redirect("profile")
+        elif request.POST.get("form") == "vacation":
+            vacation = VacationForm(request.POST)
+            if vacation.is_valid():
+                try:
+                    services.declare_vacation(user, vacation.cleaned_data["start"],
+                                              vacation.cleaned_data["end"])
+                except ApplicationError as exc:
+                    fields = exc.extra.get("fields") or {}
+                    field = next(iter(fields), None)
+                    vacation.add_error(field if field in vacation.fields else None, exc.text())
+                else:
+                    messages.success(request, _("Your vacation is saved: your deadlines will "
+                                                "wait for you."))
+                    return redirect("profile")
+        elif request.POST.get("form") == "cancel":
+            try:
+                services.cancel_vacation(user, int(request.POST.get("vacation", "0")))
+            except ValueError:
+                messages.error(request, _("No such vacation."))
+            except ApplicationError as exc:
+                messages.error(request, exc.text())
+            else:
+                messages.success(request, _("That vacation is cancelled."))
+            return redirect("profile")
+    today = selectors.today_for(user)
+    upcoming = Vacation.objects.filter(user=user, end__gte=today)
+    used = sum(v.days for v in Vacation.objects.filter(user=user, start__year=today.year))
+    return render(request, "account/profile.html", {
+        "prefs": prefs, "vacation": vacation, "upcoming": upcoming, "today": today,
+        "allowance": VACATION_DAYS_PER_YEAR, "used": used})

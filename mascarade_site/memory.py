@@ -3,11 +3,14 @@
 A process of this site holds some 100,000 objects that live as long as it does: modules, Django's
 and DRF's machinery, URL patterns, translations. Python's collector walks all of them in each
 full collection, and requests that build large states (a game of 1,000 moves whose players
-looked at many cards: some thousands of small lists) set such collections off often. Measured
-under ``bench/api.py``, the collector took 0.25 to 0.4 ms of a gunicorn worker's ~3 ms per
-request without the freeze, 0.2 with it. :func:`gc.freeze` moves the objects alive at that
-moment out of the collector's sight (they are never freed; they would not have been anyway);
-what requests and tasks allocate afterwards is collected as before.
+looked at many cards: some thousands of small lists) set such collections off often.
+:func:`gc.freeze` moves the objects alive at that moment out of the collector's sight (they are
+never freed; they would not have been anyway); what requests and tasks allocate afterwards is
+collected as before. ``bench/api_cpu.py`` prints what it saves per request.
+
+Called from gunicorn's ``post_worker_init`` hook (``mascarade_site/gunicorn.py``) and Celery's
+``worker_process_init`` signal (``mascarade_site/celery.py``); ``PERF_OFF=gc_freeze`` switches it
+off (:mod:`mascarade_site.perf`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,13 @@ import gc
 
 from django.core.signals import request_finished
 
+from mascarade_site import perf
+
 
 def freeze_now() -> None:
     """Collect what is garbage now, then leave everything still alive out of later collections."""
+    if not perf.on("gc_freeze"):
+        return
     gc.collect()
     gc.freeze()
 

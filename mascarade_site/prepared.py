@@ -17,7 +17,14 @@ to the plain queryset, which answers as the ORM does.
 
 The hottest writes (the rows a move appends, updates and deletes) have the same treatment:
 :func:`insert_rows`, :func:`update_row` and :func:`delete_rows` build their SQL once per shape
-and prepare each value through its field, as the ORM does, on PostgreSQL and SQLite alike.
+and prepare each value through its field, as the ORM does, on PostgreSQL and SQLite alike; each
+one's docstring says what it skips of the ORM's way.
+
+Both can be switched off (``PERF_OFF=prepared`` / ``writes``, :mod:`mascarade_site.perf`):
+``bench/api_cpu.py`` shows what they buy. The reads rely on what Django's SQL compiler exposes to
+its own ``QuerySet`` (``as_sql``, ``klass_info``, ``get_converters``, the related populators): not
+a documented API, pinned by ``tests/site/test_prepared.py``, which compares every result with the
+ORM's.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ from django.db.models import QuerySet
 from django.db.models.fields import AutoFieldMixin
 from django.db.models.query import ModelIterable, get_related_populators
 from django.db.transaction import TransactionManagementError
+
+from mascarade_site import perf
 
 _counter = itertools.count(1)
 
@@ -55,15 +64,8 @@ def _marker(kind: type) -> Any:
 
 def execute(connection: Any, sql: str, params: list, fetch: bool = False
             ) -> tuple[list | None, int]:
-    """Run one statement; its rows (all of them, if ``fetch``) and its row count. On this
-    project's PostgreSQL backend, through libpq directly (``mascarade_site/postgres/``: no
-    cursor and wrapper for each statement), unless the backend says to go Django's way
-    (queries being recorded, execute wrappers...)."""
-    run_hot = getattr(connection, "run_hot", None)
-    if run_hot is not None:
-        done = run_hot(sql, params, fetch)
-        if done is not None:
-            return done
+    """Run one statement through a Django cursor: its rows (all of them, if ``fetch``) and its
+    row count."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return (cursor.fetchall() if fetch else None), cursor.rowcount
@@ -157,7 +159,7 @@ class PreparedQuery:
     def __call__(self, *values: Any) -> list:
         if len(values) != len(self.kinds):
             raise TypeError(f"expected {len(self.kinds)} values, got {len(values)}")
-        if connections[self.using].vendor == "postgresql":
+        if connections[self.using].vendor == "postgresql" and perf.on("prepared"):
             ready = tuple(_as_kind(value, kind) for value, kind in zip(values, self.kinds,
                                                                         strict=True))
             if _UNFIT not in ready:
@@ -200,10 +202,19 @@ def _write_sql(key: tuple, build: Callable[[], str]) -> str:
 
 def update_row(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> int:
     """``UPDATE`` the given fields of one saved instance, found by its primary key; returns the
-    number of rows changed (0 if it is gone). Like ``obj.save(update_fields=fields)`` without
-    what ``save`` adds: no signals and no ``pre_save`` (an ``auto_now`` field keeps the value the
-    object holds). The SQL is built once per model and fields; the values go through each
-    field's ``get_db_prep_save``, as the ORM's own UPDATE does, on every backend."""
+    number of rows changed (0 if it is gone).
+
+    What it writes is what ``obj.save(update_fields=fields)`` writes, each value through its
+    field's ``get_db_prep_save``. What it skips of ``save()``: the ``pre_save`` and ``post_save``
+    signals, each field's ``pre_save`` (so an ``auto_now`` field keeps the value the object
+    holds: set it yourself), the check that the row exists and the ``INSERT`` that ``save()``
+    would fall back to, and multi-table inheritance. For this project's own models, which have
+    no save signals and no parents. With ``PERF_OFF=writes``: the ORM's ``QuerySet.update()``
+    (which skips the same)."""
+    if not perf.on("writes"):
+        pks = type(obj)._default_manager.using(using).filter(pk=obj.pk)
+        return pks.update(**{name: getattr(obj, type(obj)._meta.get_field(name).attname)
+                             for name in fields})
     connection = connections[using]
     opts = type(obj)._meta
     targets = [opts.get_field(name) for name in fields]
@@ -223,9 +234,12 @@ def update_row(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> in
 
 def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> int:
     """``DELETE`` the rows of ``model`` with these primary keys in one statement; returns how
-    many went. For a model that nothing refers to and that has no delete signals: unlike
-    ``QuerySet.delete()`` it neither collects related rows nor sends signals (the caller's
-    model is checked for both)."""
+    many went.
+
+    What it skips of ``QuerySet.delete()``: the collection of related rows (cascades,
+    ``PROTECT``, ``SET_NULL``) and the ``pre_delete`` / ``post_delete`` signals. So it refuses
+    (``TypeError``) a model that other rows refer to or that has delete signals: for those, the
+    ORM. With ``PERF_OFF=writes``: ``QuerySet.delete()``."""
     if not pks:
         return 0
     opts = model._meta
@@ -235,6 +249,8 @@ def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> in
 
     if signals.pre_delete.has_listeners(model) or signals.post_delete.has_listeners(model):
         raise TypeError(f"delete_rows: {opts.label} has delete signals; use the ORM")
+    if not perf.on("writes"):
+        return model._default_manager.using(using).filter(pk__in=pks).delete()[0]
     connection = connections[using]
     qn = connection.ops.quote_name
     sql = _write_sql(("delete", using, opts.label, len(pks)), lambda: (
@@ -248,23 +264,31 @@ def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
                 using: str = DEFAULT_DB_ALIAS) -> list[Any]:
     """``INSERT`` new instances of one model in one statement; returns them, saved.
 
-    What ``QuerySet.bulk_create`` writes, without compiling the statement anew for every call:
-    the SQL is built once per model, row count and conflict clause; each value goes through its
-    field's ``pre_save`` (``auto_now_add``…) and ``get_db_prep_save``, as the ORM's INSERT does.
-    An auto-incremented primary key comes back (``RETURNING``) and is set on its object, except
-    with ``ignore_conflicts``, where a skipped row has none (as with ``bulk_create``).
-    ``update_conflicts=(unique_fields, update_fields)``: ``ON CONFLICT … DO UPDATE`` those
-    fields. SQL that PostgreSQL and SQLite (3.35 and later) both take."""
+    What ``QuerySet.bulk_create`` writes, each value through its field's ``pre_save``
+    (``auto_now_add``…) and ``get_db_prep_save``, and an auto-incremented primary key set on its
+    object from ``RETURNING`` (not with ``ignore_conflicts``, where a skipped row has none, as
+    with ``bulk_create``). ``update_conflicts=(unique_fields, update_fields)``: ``ON CONFLICT …
+    DO UPDATE`` those fields. What it skips of ``bulk_create``: the batching of very long lists
+    (callers insert a few rows), the checks of the arguments, and multi-table inheritance; like
+    ``bulk_create``, it sends no ``save`` signal. SQL that PostgreSQL and SQLite (3.35 and later)
+    both take. With ``PERF_OFF=writes``: ``bulk_create`` itself."""
     if not objs:
         return objs
     model = type(objs[0])
     if any(type(obj) is not model for obj in objs):
         raise TypeError("insert_rows: one model per statement")
     opts = model._meta
-    connection = connections[using]
     auto_pk = opts.pk if isinstance(opts.pk, AutoFieldMixin) else None
     if auto_pk is not None and any(obj.pk is not None for obj in objs):
         raise ValueError("insert_rows: new rows only (the database gives the primary key)")
+    if not perf.on("writes"):
+        manager = model._default_manager.using(using)
+        if update_conflicts is not None:
+            unique, update = update_conflicts
+            return manager.bulk_create(objs, update_conflicts=True, unique_fields=unique,
+                                       update_fields=update)
+        return manager.bulk_create(objs, ignore_conflicts=ignore_conflicts)
+    connection = connections[using]
     fields = [f for f in opts.concrete_fields if f is not auto_pk]
     returning = auto_pk is not None and not ignore_conflicts
     qn = connection.ops.quote_name

@@ -50,8 +50,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sites",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "allauth",
     "allauth.account",
     "django_htmx",
@@ -59,13 +60,19 @@ INSTALLED_APPS = [
     "mascarade_site",
     "accounts",
     "games",
+    # The games, each a package registering itself in games.catalog (the README, "Adding a
+    # game"); the first is the default where a page does not say which game.
+    "games.mascarade",
     "moderation",
 ]
 
 SITE_ID = 1
 
 MIDDLEWARE = [
+    # First: a body larger than the limits is refused (413) before anything reads it.
+    "mascarade_site.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -80,6 +87,11 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
+# Request bodies: an API request's up to API_MAX_BODY_BYTES (a move is a few hundred bytes), any
+# other (the pages' forms) up to MAX_BODY_BYTES; larger ones get 413 before they are read.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("MAX_BODY_BYTES", default=256 * 1024)
+
 ROOT_URLCONF = "mascarade_site.urls"
 
 TEMPLATES = [
@@ -93,6 +105,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context_processors.game_kits",
             ],
         },
     },
@@ -110,18 +123,16 @@ DATABASES = {
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, whose health check of a reused connection looks at its socket instead
-    # of sending SELECT 1 on each request, and which reads timestamptz with psycopg's C loader
-    # (mascarade_site/postgres/base.py).
+    # of sending SELECT 1 on each request (mascarade_site/postgres/base.py).
     DATABASES["default"]["ENGINE"] = "mascarade_site.postgres"
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     if env.bool("DB_PREPARED", default=True):
-        # Parameters bound by the server, and the hot statements (those of every API request)
-        # prepared once per connection by the backend itself (mascarade_site/postgres/direct.py),
-        # so that PostgreSQL plans them once. psycopg's own automatic preparation stays off: it
-        # sends DEALLOCATE ALL after any rollback, which would drop the backend's statements too.
+        # Parameters bound by the server (Django's own option), and psycopg's own automatic
+        # preparation at its default threshold (a statement a connection runs a fifth time is
+        # prepared, and PostgreSQL plans it once), which Django turns off unless asked.
         DATABASES["default"].setdefault("OPTIONS", {}).update(
-            {"server_side_binding": True, "prepare_threshold": None})
+            {"server_side_binding": True, "prepare_threshold": 5})
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker, beat) share the file in development: wait for locks.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -150,13 +161,19 @@ REDIS_URL = env.str("REDIS_URL", default="")
 CELERY_DIR = VAR_DIR / "celery"
 
 if REDIS_URL:
+    # django-redis, which lets a request through when Redis is down: what the cache holds here
+    # (allauth's rate limits, DRF's throttles when the Lua way is off) then reads as empty, and
+    # each failure is logged (mascarade_site/cache.py; the README, "Security").
     CACHES = {
         "default": {
-            "BACKEND": "mascarade_site.redis_cache.RedisCache",
+            "BACKEND": "mascarade_site.cache.FailOpenRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "mascarade",
+            "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1,
+                        "SOCKET_TIMEOUT": 1},
         }
     }
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
@@ -239,6 +256,10 @@ ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env.str("ACCOUNT_EMAIL_VERIFICATION", default="mandatory")
 ACCOUNT_UNIQUE_EMAIL = True
+# Failed logins slow the guessing address down (10 a minute per IP address) but never lock the
+# account itself: allauth's default also counted them per account, which let anyone keep its
+# owner out with a stream of wrong passwords.
+ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
@@ -250,17 +271,26 @@ API_THROTTLE_USER = env.str("API_THROTTLE_USER", default="1200/minute")
 API_THROTTLE_ANON = env.str("API_THROTTLE_ANON", default="300/minute")
 API_THROTTLE_AUTH = env.str("API_THROTTLE_AUTH", default="30/minute")
 
+# The client's address: how many proxies of the operator's own stand in front of the service and
+# append to X-Forwarded-For (0: none, the default; the address is then the connection's own, and
+# X-Forwarded-For is ignored whoever sends it). The throttles and allauth's rate limits count by
+# that address.
+TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=0)
+ALLAUTH_TRUSTED_PROXY_COUNT = TRUSTED_PROXIES
+
 REST_FRAMEWORK = {
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "accounts.authentication.ModeratedTokenAuthentication",
-        "accounts.authentication.ModeratedSessionAuthentication",
+        "games.api.authentication.ModeratedTokenAuthentication",
+        "games.api.authentication.ModeratedSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "games.api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    # orjson: the same compact UTF-8 JSON as DRF's renderer and parser, several times faster
-    "DEFAULT_PARSER_CLASSES": ["drf_orjson_renderer.parsers.ORJSONParser"],
+    # orjson: the same compact UTF-8 JSON as DRF's renderer and parser; the parser with the
+    # bounds of games/api/parsers.py (size, nesting)
+    "DEFAULT_PARSER_CLASSES": ["games.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["drf_orjson_renderer.renderers.ORJSONRenderer"],
     "ORJSON_RENDERER_OPTIONS": [orjson.OPT_NON_STR_KEYS],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "games.api.negotiation.JSONFallbackNegotiation",
@@ -275,6 +305,10 @@ REST_FRAMEWORK = {
         "auth": API_THROTTLE_AUTH,
     },
 }
+# API tokens (django-rest-knox): "Authorization: Token <token>", several per user, stored as
+# digests, lasting until revoked (by their user, or all at once by a new password).
+REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token", "AUTO_REFRESH": False}
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Mascarade Online API",
     "DESCRIPTION": "REST API v1 for Mascarade Online (see API.md).",
@@ -285,10 +319,16 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.add_error_responses",
+        "games.api.schema.add_game_schemas",
     ],
+    # Swagger UI's files served by the site itself (drf-spectacular-sidecar), its set-up script
+    # too (SpectacularSwaggerSplitView): no inline script, no third-party host.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": "games.models.Game.Status",
-        "BotKindEnum": "games.api.serializers.BOT_KIND_CHOICES",
+        "BotKindEnum": "games.catalog.bot_kinds",
     },
 }
 
@@ -306,6 +346,23 @@ SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy on every answer (django-csp): scripts from the site itself only (the
+# vendored htmx, the admin's, Swagger UI's from drf-spectacular-sidecar), no inline script, no
+# eval. Inline styles are allowed: the admin, htmx's indicator and Swagger UI set some.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 # /healthz is probed over plain HTTP by container healthchecks.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
@@ -317,6 +374,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# Performance tricks switched off (comma-separated names: see mascarade_site/perf.py); for the
+# benches, which show what each one buys.
+PERF_OFF = frozenset(env.list("PERF_OFF", default=[]))
 
 # Tests and CI: with REQUIRE_SERVICES=1 a test that needs PostgreSQL or Redis fails instead of
 # skipping (see tests/conftest.py).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import connections
 from django.http import JsonResponse
 from django.shortcuts import render
@@ -16,19 +17,22 @@ logger = logging.getLogger(__name__)
 
 
 def home(request):
-    """What Mascarade is; the viewer's games awaiting them first; open games to join."""
-    from games import selectors
+    """The games this site serves; the viewer's games awaiting them first; open games to
+    join."""
+    from games import catalog, selectors
 
     mine = []
     if request.user.is_authenticated:
-        mine = [{"game": g, "awaiting_you": g.your_deadline is not None}
+        mine = [{"game": g, "awaiting_you": g.your_deadline is not None,
+                 "kit": catalog.find_kit(g.kind)}
                 for g in selectors.games_of(request.user).exclude(
                     status__in=["finished", "aborted"])[:10]]
-    open_games = list(selectors.public_games("open", "mascarade")[:10])
+    open_games = list(selectors.public_games("open")[:10])
     seats = selectors.seats_by_game(open_games)
     return render(request, "home.html", {
-        "mine": mine, "open_games": [selectors.summary_payload(g, seats[g.pk])
-                                     for g in open_games]})
+        "mine": mine, "kits": catalog.kits(),
+        "open_games": [{**selectors.summary_payload(g, seats[g.pk]),
+                        "kit": catalog.find_kit(g.kind)} for g in open_games]})
 
 
 def _check_database() -> str | None:
@@ -55,15 +59,35 @@ def _check_broker(timeout: float = 2.0) -> str | None:
     return None
 
 
+def _check_redis(timeout: float = 1.0) -> str | None:
+    """Redis (the cache and the throttles), when the settings use it."""
+    if not settings.REDIS_URL:
+        return None
+    import redis
+
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=timeout,
+                             socket_timeout=timeout).ping()
+    except Exception as exc:
+        logger.warning("health check: Redis unreachable: %s", exc)
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 @never_cache
 @require_GET
 def healthz(request):
-    """200 with both components "ok", or 503 naming the one(s) that did not answer."""
-    checks = {"database": _check_database(), "broker": _check_broker()}
+    """200 with every component "ok", or 503 naming the one(s) that did not answer. With Redis
+    down the pages and the API still work (the throttles let requests through, the outbox
+    waits): the answer says which part is down."""
+    checks = {"database": _check_database(), "broker": _check_broker(),
+              "redis": _check_redis()}
     body = {
         "status": "ok" if not any(checks.values()) else "unavailable",
         "database": "ok" if checks["database"] is None else "down",
         "broker": "ok" if checks["broker"] is None else "down",
+        "redis": ("ok" if checks["redis"] is None else "down") if settings.REDIS_URL
+        else "not used",
     }
     failing = [name for name, err in checks.items() if err]
     if failing:

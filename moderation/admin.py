@@ -1,13 +1,22 @@
+"""Moderation in the admin: the log, players' reports, and the users with the moderators'
+actions on accounts (suspend, ban, lift)."""
+
 from __future__ import annotations
+
+import datetime as dt
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
+from games import services as games
 from games.admin import ReadOnly
-from games.api.errors import APIError
+from games.errors import ApplicationError
 
 from . import services
 from .models import ModerationLog, Report
@@ -50,5 +59,85 @@ class ReportAdmin(admin.ModelAdmin):
                 services.resolve_report(request.user, report,
                                         request.POST.get("resolution") or "no action",
                                         request.POST.get("note"))
-            except APIError as exc:
-                self.message_user(request, f"#{report.pk}: {exc.detail_text}", messages.ERROR)
+            except ApplicationError as exc:
+                self.message_user(request, f"#{report.pk}: {exc.text()}", messages.ERROR)
+
+
+class UserActionForm(ActionForm):
+    reason = forms.CharField(label=_("Reason"), required=False, max_length=500)
+    days = forms.IntegerField(label=_("Days"), required=False, min_value=1, max_value=365)
+
+
+def _user_action(name, label, work):
+    def action(modeladmin, request, queryset):
+        if not services.is_moderator(request.user):
+            raise PermissionDenied
+        for user in queryset:
+            try:
+                work(services, request.user, user, request.POST)
+            except ApplicationError as exc:
+                modeladmin.message_user(request, f"{user.username}: {exc.text()}",
+                                        messages.ERROR)
+
+    action.__name__ = name
+    action.short_description = label
+    return action
+
+
+def _days(data) -> int:
+    try:
+        return max(1, min(365, int(data.get("days") or 7)))
+    except ValueError:
+        return 7
+
+
+@admin.register(User)
+class UserAdmin(BaseUserAdmin):
+    fieldsets = (
+        *BaseUserAdmin.fieldsets,
+        (_("Preferences"), {"fields": ("language", "notify_email", "timezone")}),
+        (_("Moderation"), {"fields": ("suspended_until", "banned", "moderation_reason")}),
+    )
+    readonly_fields = ("suspended_until", "banned", "moderation_reason")
+    list_display = ("username", "email", "is_staff", "is_active", "banned", "suspended_until",
+                    "language", "date_joined")
+    list_filter = ("is_staff", "is_superuser", "is_active", "banned", "language")
+    action_form = UserActionForm
+    actions = [
+        _user_action("suspend_users", _("Suspend (days, reason)"),
+                     lambda s, m, u, d: s.suspend(
+                         m, u, timezone.now() + dt.timedelta(days=_days(d)), d.get("reason"))),
+        _user_action("ban_users", _("Ban (reason)"),
+                     lambda s, m, u, d: s.ban(m, u, d.get("reason"))),
+        _user_action("lift_users", _("Lift a suspension or ban (reason)"),
+                     lambda s, m, u, d: s.lift(m, u, d.get("reason"))),
+    ]
+
+    # Moderators act on accounts only through the actions above (suspend, ban, lift): the user
+    # pages are read-only to them, and only a superuser adds, edits (privileges, groups,
+    # permissions, the password) or deletes a user, whatever permissions a group holds.
+    def has_add_permission(self, request):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if request.user.is_superuser:
+            return fieldsets
+        # (the password's line links to the password form: a superuser's only)
+        return [(name, {**options, "fields": [f for f in options["fields"] if f != "password"]})
+                for name, options in fieldsets]
+
+    def has_view_permission(self, request, obj=None):
+        return (request.user.is_active and request.user.is_superuser) or services.is_moderator(
+            request.user)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "username" in form.changed_data:
+            games.user_changed(obj)  # the tables show the new name

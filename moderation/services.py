@@ -1,6 +1,8 @@
 """Moderator actions. Each change to a game goes through the games services as a move record by
 actor ``moderator`` (so a replay reproduces it), and every action, on a game or a user, and
-every look at a full table, is written to the :class:`ModerationLog` in the same transaction."""
+every look at a full table, is written to the :class:`ModerationLog` in the same transaction.
+The people concerned are told by mail through the outbox (``games.notifications``), in their
+language, after the commit."""
 
 from __future__ import annotations
 
@@ -8,18 +10,17 @@ import datetime as dt
 import logging
 from typing import Any
 
-from django.core.mail import send_mail
 from django.db import transaction
-from django.utils import timezone, translation
-from django.utils.translation import gettext as _
+from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from accounts.models import User
-from games import selectors
+from games import notifications, selectors
 from games import services as games
-from games.api.errors import Forbidden, GameNotActive, Invalid, NotFound
-from games.engine import MODERATOR, get_game
-from games.models import Game, MoveRecord, PendingDecision, Seat
+from games.catalog import bot_kinds, get_game
+from games.engine import MODERATOR
+from games.errors import Forbidden, Invalid, NotFound
+from games.models import Game, MoveRecord, Seat
 
 from .models import MODERATORS_GROUP, ModerationLog, Report
 
@@ -62,26 +63,16 @@ def _game(game_id) -> Game:
     return game
 
 
-def _tell_players(game: Game, subject: str, body: str, **params) -> None:
-    """A plain mail to every human player of the game, in their language, once committed."""
-    users = [seat.user for seat in Seat.objects.filter(game=game, user__isnull=False)
-             .select_related("user")]
-    _mail(users, subject, body, **params)
+def _tell(users, entry: ModerationLog, subject: str, body: str, **params) -> None:
+    """A mail to ``users`` about ``entry`` (``subject`` and ``body`` marked with
+    ``gettext_noop``, translated per recipient at delivery), through the outbox."""
+    notifications.moderation_message(users, subject, body, cause=f"log:{entry.pk}",
+                                     game=entry.game_id, **params)
 
 
-def _mail(users, subject: str, body: str, **params) -> None:
-    """``subject`` and ``body`` are marked with gettext_noop and translated per recipient."""
-    def send():
-        for user in users:
-            if not user.email:
-                continue
-            with translation.override(user.language or "en"):
-                try:
-                    send_mail(_(subject), _(body) % params, None, [user.email])
-                except Exception:
-                    logger.exception("could not tell %s about a moderation action", user.pk)
-
-    transaction.on_commit(send)
+def _players(game_id) -> list[User]:
+    return [seat.user for seat in Seat.objects.filter(game_id=game_id, user__isnull=False)
+            .select_related("user")]
 
 
 # --------------------------------------------------------------------------------------------
@@ -125,23 +116,22 @@ def extend(moderator, game_id, hours: int, reason, player: int | None = None) ->
     return record
 
 
-def timeout_now(moderator, game_id, reason, player: int | None = None) -> int:
-    """Play the timeout default of the awaited decision (of ``player``, or the first one) now,
-    as actor ``moderator``. Returns the new seq."""
+def timeout_now(moderator, game_id, reason, player: int | None,
+                expected_seq: int | None = None) -> int:
+    """Play now the timeout default of the decision awaited from ``player``, as actor
+    ``moderator``. The decision must still be awaited when the game is locked (a player may
+    answer it meanwhile): else :class:`DecisionGone` (or :class:`StaleSeq` when the game left
+    ``expected_seq``) and nothing is played nor logged. Returns the new seq."""
     _require(moderator)
     reason = _reason(reason)
+    if not isinstance(player, int) or isinstance(player, bool):
+        raise Invalid({"player": ["Name the seat whose decision times out."]})
     with transaction.atomic():
         game = _game(game_id)
-        rows = PendingDecision.objects.filter(game=game).order_by("deadline", "seat")
-        if player is not None:
-            rows = rows.filter(player=player)
-        row = rows.first()
-        if row is None or game.status != Game.Status.ACTIVE:
-            raise GameNotActive("No decision is awaited in an active game here.")
-        seq = games.play_timeout(game.pk, row.pk, actor=Actor.MODERATOR, by_user=moderator,
-                                 force=True)
-        log(moderator, "timeout", game=game, reason=reason, seq=seq, player=row.player,
-            decision=row.decision)
+        seq, decision = games.play_timeout_now(game.pk, player, expected_seq=expected_seq,
+                                               actor=Actor.MODERATOR, by_user=moderator)
+        log(moderator, "timeout", game=game, reason=reason, seq=seq, player=player,
+            decision=decision)
     return seq
 
 
@@ -150,8 +140,8 @@ def replace(moderator, game_id, player: int, reason, *, user: User | None = None
     """Give a seat to another user, or to a bot (``user`` None)."""
     _require(moderator)
     reason = _reason(reason)
-    if bot_kind not in games.BOT_KINDS:
-        raise Invalid({"bot_kind": [f"One of {', '.join(games.BOT_KINDS)}."]})
+    if bot_kind not in bot_kinds():
+        raise Invalid({"bot_kind": [f"One of {', '.join(bot_kinds())}."]})
     occupant = f"user:{user.pk}" if user is not None else f"bot:{bot_kind}"
     with transaction.atomic():
         seat = Seat.objects.filter(game_id=game_id, position=player).select_related(
@@ -162,11 +152,11 @@ def replace(moderator, game_id, player: int, reason, *, user: User | None = None
         record = games.apply_table_move(game_id, "replace", actor=Actor.MODERATOR,
                                         by_user=moderator, player=player, occupant=occupant,
                                         reason=reason)
-        log(moderator, action, game=record.game, target_user=previous, reason=reason,
-            seq=record.seq, player=player, occupant=occupant)
+        entry = log(moderator, action, game=record.game, target_user=previous, reason=reason,
+                    seq=record.seq, player=player, occupant=occupant)
         if previous is not None:
-            _mail([previous],
-                  gettext_noop("Your seat in a Mascarade game was given to someone else"),
+            _tell([previous], entry,
+                  gettext_noop("Your seat in a game was given to someone else"),
                   gettext_noop("A moderator gave your seat to another player. "
                                "Reason: %(reason)s"), reason=reason)
     return record
@@ -178,10 +168,9 @@ def abort(moderator, game_id, reason) -> MoveRecord:
     with transaction.atomic():
         record = games.apply_table_move(game_id, "abort", actor=Actor.MODERATOR,
                                         by_user=moderator, reason=reason)
-        log(moderator, "abort", game=record.game, reason=reason, seq=record.seq)
-        _tell_players(record.game, gettext_noop("A Mascarade game you play was aborted"),
-                      gettext_noop("A moderator aborted the game. Reason: %(reason)s"),
-                      reason=reason)
+        entry = log(moderator, "abort", game=record.game, reason=reason, seq=record.seq)
+        _tell(_players(game_id), entry, gettext_noop("A game you play was aborted"),
+              gettext_noop("A moderator aborted the game. Reason: %(reason)s"), reason=reason)
     return record
 
 
@@ -229,9 +218,9 @@ def suspend(moderator, user: User, until: dt.datetime, reason) -> User:
         user.suspended_until, user.moderation_reason = until, reason
         user.save(update_fields=["suspended_until", "moderation_reason"])
         moved = _seats_to_bots(moderator, user, reason)
-        log(moderator, "suspend", target_user=user, reason=reason,
-            until=until.isoformat(), games=[str(g) for g in moved])
-        _mail([user], gettext_noop("Your Mascarade Online account is suspended"),
+        entry = log(moderator, "suspend", target_user=user, reason=reason,
+                    until=until.isoformat(), games=[str(g) for g in moved])
+        _tell([user], entry, gettext_noop("Your Mascarade Online account is suspended"),
               gettext_noop("Your account is suspended until %(until)s UTC. Reason: "
                            "%(reason)s. Your seats in games under way were given to bots."),
               until=f"{until:%Y-%m-%d %H:%M}", reason=reason)
@@ -247,8 +236,9 @@ def ban(moderator, user: User, reason) -> User:
         user.banned, user.moderation_reason = True, reason
         user.save(update_fields=["banned", "moderation_reason"])
         moved = _seats_to_bots(moderator, user, reason)
-        log(moderator, "ban", target_user=user, reason=reason, games=[str(g) for g in moved])
-        _mail([user], gettext_noop("Your Mascarade Online account is banned"),
+        entry = log(moderator, "ban", target_user=user, reason=reason,
+                    games=[str(g) for g in moved])
+        _tell([user], entry, gettext_noop("Your Mascarade Online account is banned"),
               gettext_noop("Your account is banned. Reason: %(reason)s. Your seats in "
                            "games under way were given to bots."), reason=reason)
     return user
@@ -260,8 +250,8 @@ def lift(moderator, user: User, reason) -> User:
     with transaction.atomic():
         user.banned, user.suspended_until, user.moderation_reason = False, None, ""
         user.save(update_fields=["banned", "suspended_until", "moderation_reason"])
-        log(moderator, "lift", target_user=user, reason=reason)
-        _mail([user], gettext_noop("Your Mascarade Online account is open again"),
+        entry = log(moderator, "lift", target_user=user, reason=reason)
+        _tell([user], entry, gettext_noop("Your Mascarade Online account is open again"),
               gettext_noop("A moderator lifted the restriction on your account. Note: %(reason)s"),
               reason=reason)
     return user
@@ -309,9 +299,9 @@ def resolve_report(moderator, report: Report, resolution: str, note: str) -> Rep
                                                          resolution[:64], note)
         report.resolved_by, report.resolved_at = moderator, timezone.now()
         report.save()
-        log(moderator, "resolve_report", game=report.game, target_user=report.reported,
-            reason=note, report=report.pk, resolution=resolution)
-        _mail([report.reporter], gettext_noop("Your report was handled"),
+        entry = log(moderator, "resolve_report", game=report.game, target_user=report.reported,
+                    reason=note, report=report.pk, resolution=resolution)
+        _tell([report.reporter], entry, gettext_noop("Your report was handled"),
               gettext_noop("A moderator handled the report you filed (%(resolution)s). Thank you."),
               resolution=resolution)
     return report

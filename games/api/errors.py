@@ -1,7 +1,9 @@
 """Uniform error bodies: ``{"code": "<machine_code>", "detail": "<sentence>", ...}``.
 
 Every error the API gives goes through :func:`exception_handler` (DRF views) or the JSON handlers
-below (paths under ``/api/`` that no view matched, and server errors).
+below (paths under ``/api/`` that no view matched, and server errors): the one place where the
+services' refusals (:mod:`games.errors`), the rules' (``games.engine``) and DRF's own become the
+contract's status codes and bodies.
 """
 
 from __future__ import annotations
@@ -23,103 +25,49 @@ from games.engine import (
     MalformedMove,
     NotYourDecision,
 )
+from games.errors import (
+    ApplicationError,
+    Conflict,
+    Forbidden,
+    IdempotencyConflict,
+    NotFound,
+)
 
 logger = logging.getLogger(__name__)
 
 
-class APIError(exceptions.APIException):
-    """An error with a machine ``code`` from API.md and extra body fields."""
-
-    status_code = status.HTTP_400_BAD_REQUEST
-    code = "invalid"
-    default_detail = "The request is not valid."
-
-    def __init__(self, detail: str | None = None, *, code: str | None = None,
-                 status_code: int | None = None, **extra: Any) -> None:
-        self.detail_text = detail or self.default_detail
-        super().__init__(self.detail_text)
-        if code:
-            self.code = code
-        if status_code:
-            self.status_code = status_code
-        self.extra = extra
-
-    def body(self) -> dict[str, Any]:
-        return {"code": self.code, "detail": self.detail_text, **self.extra}
+#: The status of each domain error (the most specific class first).
+STATUSES: list[tuple[type[ApplicationError], int]] = [
+    (IdempotencyConflict, status.HTTP_422_UNPROCESSABLE_ENTITY),
+    (Forbidden, status.HTTP_403_FORBIDDEN),
+    (NotFound, status.HTTP_404_NOT_FOUND),
+    (Conflict, status.HTTP_409_CONFLICT),
+    (ApplicationError, status.HTTP_400_BAD_REQUEST),
+]
 
 
-class Invalid(APIError):
-    def __init__(self, fields: dict[str, list[str]], detail: str | None = None, **extra):
-        super().__init__(detail or "The request is not valid: see `fields`.", fields=fields,
-                         **extra)
+def domain_error(exc: ApplicationError) -> tuple[int, dict[str, Any]]:
+    """The status and body of a service's refusal."""
+    code = next(code for cls, code in STATUSES if isinstance(exc, cls))
+    return code, exc.as_dict()
 
 
-class Forbidden(APIError):
-    status_code = status.HTTP_403_FORBIDDEN
-    code = "forbidden"
-    default_detail = "You are not allowed to do this."
-
-
-class NotFound(APIError):
-    status_code = status.HTTP_404_NOT_FOUND
-    code = "not_found"
-    default_detail = "Not found."
-
-
-class Conflict(APIError):
-    status_code = status.HTTP_409_CONFLICT
-
-
-class StaleSeq(Conflict):
-    code = "stale_seq"
-
-    def __init__(self, seq: int):
-        super().__init__(f"The game is at seq {seq}, not at the expected_seq you sent: read it "
-                         f"again and decide on the current position.", seq=seq)
-
-
-class GameNotActive(Conflict):
-    code = "game_not_active"
-
-
-class GameFull(Conflict):
-    code = "game_full"
-    default_detail = "Every seat of this game is taken."
-
-
-class AlreadySeated(Conflict):
-    code = "already_seated"
-    default_detail = "You already have a seat in this game."
-
-
-class IdempotencyConflict(APIError):
-    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
-    code = "idempotency_conflict"
-    default_detail = ("This Idempotency-Key was already used with a different request in the "
-                      "last 24 hours; use a new key for a new request.")
-
-
-class InvalidCredentials(APIError):
-    code = "invalid_credentials"
-    default_detail = "Unable to log in with this username and password."
-
-
-def engine_error(exc: EngineError) -> APIError:
-    """Map an engine error to its API error (see API.md "Conventions")."""
+def engine_error(exc: EngineError) -> tuple[int, dict[str, Any]]:
+    """The status and body of a refusal of the rules (API.md "Conventions")."""
     if isinstance(exc, NotYourDecision):
-        return APIError(exc.message, code="not_your_decision", status_code=403,
-                        rule_code=exc.code)
+        return 403, {"code": "not_your_decision", "detail": exc.message, "rule_code": exc.code}
     if isinstance(exc, MalformedMove):
-        return Invalid({"move": [exc.message]}, detail=f"The move is malformed: {exc.message}",
-                       rule_code=exc.code)
+        return 400, {"code": "invalid", "detail": f"The move is malformed: {exc.message}",
+                     "fields": {"move": [exc.message]}, "rule_code": exc.code}
     if isinstance(exc, IllegalMove):  # GameOver included
-        return APIError(exc.message, code="illegal_move", rule_code=exc.code)
+        return 400, {"code": "illegal_move", "detail": exc.message, "rule_code": exc.code}
     if isinstance(exc, InvalidOptions):
-        extra: dict[str, Any] = {"rule_code": exc.code}
+        body: dict[str, Any] = {"code": "invalid_options", "detail": exc.message,
+                                "rule_code": exc.code}
         if exc.field:
-            extra["field"] = exc.field
-        return APIError(exc.message, code="invalid_options", **extra)
-    return APIError(exc.message, code="invalid", fields={}, rule_code=exc.code)
+            body["field"] = exc.field
+        return 400, body
+    return 400, {"code": "invalid", "detail": exc.message, "fields": {}, "rule_code": exc.code}
 
 
 def _flatten(detail: Any) -> list[str]:
@@ -155,15 +103,15 @@ _SIMPLE = {
 
 def error_body(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]:
     """``(status, body, headers)`` for an exception a DRF view raised; 500 for the unexpected."""
+    headers: dict[str, str] = {}
     if isinstance(exc, EngineError):
-        exc = engine_error(exc)
+        return (*engine_error(exc), headers)
     if isinstance(exc, Http404):
         exc = NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = Forbidden()
-    headers: dict[str, str] = {}
-    if isinstance(exc, APIError):
-        return exc.status_code, exc.body(), headers
+    if isinstance(exc, ApplicationError):
+        return (*domain_error(exc), headers)
     if isinstance(exc, exceptions.Throttled):
         wait = int(exc.wait) + 1 if exc.wait is not None else 1
         headers["Retry-After"] = str(wait)

@@ -1,6 +1,11 @@
-"""OpenAPI post-processing: the uniform error answers every operation can give."""
+"""OpenAPI post-processing: the uniform error answers every operation can give, and each game's
+shapes (its options, moves, state and ``you``) from its kit (``games.kit.GameKit``)."""
 
 from __future__ import annotations
+
+import copy
+
+from games import catalog
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 ERROR_SCHEMA = {
@@ -50,4 +55,87 @@ def add_error_responses(result, generator, request, public):
             if "429" in responses:
                 responses["429"].setdefault("headers", {"Retry-After": {
                     "description": "seconds to wait", "schema": {"type": "integer"}}})
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# The games' shapes
+
+#: What ``state`` always has, whatever the game (API.md "The game as seen by a viewer").
+STATE_ENVELOPE = {
+    "type": "object",
+    "required": ["phase", "awaiting", "seats", "winners"],
+    "properties": {
+        "phase": {"type": "string"},
+        "awaiting": {"type": "array", "items": {
+            "type": "object", "required": ["seat", "player", "decision", "deadline"],
+            "properties": {"seat": {"type": "integer"}, "player": {"type": "string"},
+                           "decision": {"type": "string"},
+                           "deadline": {"type": "string", "format": "date-time",
+                                        "nullable": True}}}},
+        "seats": {"type": "array", "items": {
+            "type": "object", "required": ["seat", "player", "is_bot"],
+            "properties": {"seat": {"type": "integer"}, "player": {"type": "string"},
+                           "is_bot": {"type": "boolean"}}}},
+        "winners": {"type": "array", "items": {"type": "integer"},
+                    "description": "the winners' seats (empty while the game goes on)"},
+    },
+}
+#: What ``you`` always has.
+YOU_ENVELOPE = {
+    "type": "object",
+    "required": ["seat", "legal_moves"],
+    "properties": {
+        "seat": {"type": "integer"},
+        "legal_moves": {"type": "array", "items": {"$ref": "#/components/schemas/Move"},
+                        "description": "the moves you may send now, as `legal-moves` lists them "
+                                       "(empty when nothing is awaited from you)"},
+    },
+}
+
+
+def _pascal(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.split("_"))
+
+
+def _merge(envelope: dict, own: dict) -> dict:
+    """The game's schema over the envelope: its properties win (they say more), the required
+    keys of both hold."""
+    out = copy.deepcopy(own)
+    out.setdefault("type", "object")
+    properties = copy.deepcopy(envelope["properties"])
+    properties.update(copy.deepcopy(own.get("properties", {})))
+    out["properties"] = properties
+    out["required"] = list(dict.fromkeys([*envelope["required"], *own.get("required", [])]))
+    return out
+
+
+def add_game_schemas(result, generator, request, public):
+    """Per game ``<Game>Options``, ``<Game>Move``, ``<Game>State`` and ``<Game>You``; ``Move``,
+    ``GameState`` and ``GameYou``: any of the games'. A move's ``type`` is one every game
+    knows of (a request's schema stays one for all games: the game refuses another's moves)."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    states, yous, types = [], [], []
+    for kit in catalog.kits():
+        name = _pascal(kit.id)
+        schemas[f"{name}Options"] = copy.deepcopy(kit.options_schema)
+        schemas[f"{name}Move"] = copy.deepcopy(kit.move_schema)
+        schemas[f"{name}State"] = _merge(STATE_ENVELOPE, kit.state_schema)
+        schemas[f"{name}You"] = _merge(YOU_ENVELOPE, kit.you_schema)
+        states.append({"$ref": f"#/components/schemas/{name}State"})
+        yous.append({"$ref": f"#/components/schemas/{name}You"})
+        move_types = kit.move_schema.get("properties", {}).get("type", {}).get("enum", [])
+        types.extend(t for t in move_types if t not in types)
+    schemas["Move"] = {
+        "type": "object",
+        "description": "A move exactly as the game's page under docs/api/ spells it, e.g. "
+                       '{"type": "exchange", "target": 5, "swap": true} in Mascarade. GET '
+                       "legal-moves lists the concrete moves the viewer may send now. Each "
+                       "game's moves are a component (`MascaradeMove`...).",
+        "required": ["type"],
+        "properties": {"type": {"type": "string", "enum": types}},
+        "additionalProperties": True,
+    }
+    schemas["GameState"] = {"anyOf": states, "description": "one schema per game"}
+    schemas["GameYou"] = {"anyOf": yous, "description": "one schema per game"}
     return result

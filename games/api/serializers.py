@@ -10,43 +10,61 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.engine import GAMES
+from games import catalog
 from games.models import Game
+from games.services.bots import DEFAULT_BOT_KIND
 
-GAME_KINDS = sorted(GAMES)
-BOT_KIND_CHOICES = [("heuristic", "heuristic"), ("random", "random")]
 STATUSES = [choice for choice, _label in Game.Status.choices]
 
-SLOT_SCHEMA = {"oneOf": [{"type": "integer", "minimum": 0},
-                         {"type": "string", "pattern": "^center-[0-9]+$"}]}
-MOVE_SCHEMA = {
-    "type": "object",
-    "description": "A move exactly as API.md \"Mascarade moves\" spells it, e.g. "
-                   '{"type": "exchange", "target": 5, "swap": true}. '
-                   "GET legal-moves lists the concrete moves the viewer may send now.",
-    "required": ["type"],
-    "properties": {"type": {"type": "string", "enum": [
-        "exchange", "look", "announce", "claim", "pass", "spy", "spy_swap", "fool",
-        "puppeteer", "princess", "guru", "guru_answer", "sorceress", "crook", "gambler",
-        "gambler_guess"]}},
-    "additionalProperties": True,
-}
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
-@extend_schema_field(SLOT_SCHEMA)
-class SlotField(serializers.JSONField):
-    """A seat number or a center slot name (``"center-0"``)."""
+class CatalogChoiceField(serializers.ChoiceField):
+    """A choice among what the registered games offer, read when a serializer is made (the games
+    register when Django starts, after this module may have been imported)."""
+
+    def __init__(self, choices, **kwargs):
+        self._choices_of = choices
+        super().__init__(choices=[], **kwargs)
+
+    def bind(self, field_name, parent):
+        self.choices = self._choices_of()
+        super().bind(field_name, parent)
 
 
-@extend_schema_field(MOVE_SCHEMA)
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON ``true`` or ``false``, as the schema says: DRF's own also takes ``"yes"``, ``1``,
+    ``"on"``... (for HTML forms), which the schema does not promise."""
+
+    def to_internal_value(self, data):
+        if data is True or data is False:
+            return data
+        self.fail("invalid", input=data)
+
+
+@extend_schema_field(_ref("Move"))
 class MoveField(serializers.JSONField):
-    """A move, passed as is to the engine (which refuses malformed ones)."""
+    """A move of the game's, passed as is to its rules (which refuse malformed ones). The
+    ``Move`` component is built from every game's (``games.api.schema``)."""
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
-                      "description": "Options as API.md \"Mascarade options\" lists them."})
+                      "description": "The game's options: each game's are a component of this "
+                                     "schema (`MascaradeOptions`...) and a page under docs/api/."})
 class OptionsField(serializers.JSONField):
     pass
+
+
+@extend_schema_field(_ref("GameState"))
+class StateField(serializers.JSONField):
+    """The game's state as the viewer may know it: one schema per game (``games.api.schema``)."""
+
+
+@extend_schema_field(_ref("GameYou"))
+class YouField(serializers.JSONField):
+    """What the viewer alone knows: one schema per game (``games.api.schema``)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -54,14 +72,14 @@ class OptionsField(serializers.JSONField):
 
 
 class GameCreateIn(serializers.Serializer):
-    game = serializers.ChoiceField(choices=GAME_KINDS)
+    game = CatalogChoiceField(catalog.ids)
     options = OptionsField(required=False, default=dict)
-    private = serializers.BooleanField(required=False, default=False)
+    private = StrictBooleanField(required=False, default=False)
     bots = serializers.IntegerField(
         required=False, default=0, min_value=0, max_value=64,
         help_text="Seats after the creator's filled with bots at once (an addition to API.md).")
-    bot_kind = serializers.ChoiceField(choices=BOT_KIND_CHOICES, required=False,
-                                       default="heuristic")
+    bot_kind = CatalogChoiceField(catalog.bot_kinds, required=False,
+                                       default=DEFAULT_BOT_KIND)
 
 
 class JoinIn(serializers.Serializer):
@@ -70,18 +88,18 @@ class JoinIn(serializers.Serializer):
 
 class BotsIn(serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=64)
-    kind = serializers.ChoiceField(choices=BOT_KIND_CHOICES, required=False,
-                                   default="heuristic")
+    kind = CatalogChoiceField(catalog.bot_kinds, required=False,
+                                   default=DEFAULT_BOT_KIND)
 
 
 class PauseIn(serializers.Serializer):
-    pause = serializers.BooleanField(
+    pause = StrictBooleanField(
         help_text="true: ask for a pause (it happens when every human player asks); false: "
                   "withdraw the request (resumes a game the players paused).")
 
 
 class MuteIn(serializers.Serializer):
-    muted = serializers.BooleanField()
+    muted = StrictBooleanField()
 
 
 class MuteOut(serializers.Serializer):
@@ -100,7 +118,7 @@ class MoveIn(serializers.Serializer):
 
 class GamesQuery(serializers.Serializer):
     status = serializers.ChoiceField(choices=STATUSES, required=False)
-    game = serializers.ChoiceField(choices=GAME_KINDS, required=False)
+    game = CatalogChoiceField(catalog.ids, required=False)
 
 
 class MyGamesQuery(serializers.Serializer):
@@ -141,61 +159,6 @@ class PlayerOut(serializers.Serializer):
         help_text="On vacation today: their deadlines extend over their declared days off.")
 
 
-class AwaitingOut(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = serializers.CharField()
-    decision = serializers.CharField()
-    deadline = serializers.DateTimeField(allow_null=True)
-
-
-class TableSeatOut(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = serializers.CharField()
-    is_bot = serializers.BooleanField()
-    coins = serializers.IntegerField()
-
-
-class SlotMaskOut(serializers.Serializer):
-    about = SlotField()
-    mask = serializers.CharField()
-
-
-class AnnouncementOut(serializers.Serializer):
-    seat = serializers.IntegerField()
-    mask = serializers.CharField()
-    claims = serializers.ListField(child=serializers.IntegerField())
-    passes = serializers.ListField(child=serializers.IntegerField())
-
-
-class StateOut(serializers.Serializer):
-    phase = serializers.ChoiceField(choices=["prep", "turn", "challenge", "power", "over"])
-    turn = serializers.IntegerField()
-    turn_seat = serializers.IntegerField()
-    awaiting = AwaitingOut(many=True)
-    seats = TableSeatOut(many=True)
-    center = serializers.ListField(child=serializers.CharField())
-    justice = serializers.IntegerField()
-    masks_in_play = serializers.ListField(child=serializers.CharField())
-    starting_deal = SlotMaskOut(many=True)
-    announcement = AnnouncementOut(allow_null=True, required=False)
-    winners = serializers.ListField(child=serializers.IntegerField())
-
-
-class KnowledgeOut(serializers.Serializer):
-    seq = serializers.IntegerField()
-    about = SlotField()
-    mask = serializers.CharField()
-    how = serializers.ChoiceField(choices=["look", "spy", "princess"])
-
-
-class YouOut(serializers.Serializer):
-    seat = serializers.IntegerField()
-    knowledge = KnowledgeOut(many=True)
-    legal_moves = serializers.ListField(
-        child=MoveField(), help_text="the moves you may send now, as `legal-moves` lists them "
-        "(empty when nothing is awaited from you)")
-
-
 class GameSummaryOut(serializers.Serializer):
     id = serializers.UUIDField()
     game = serializers.CharField()
@@ -221,8 +184,8 @@ class MyGameSummaryOut(GameSummaryOut):
 
 
 class GameOut(GameSummaryOut):
-    state = StateOut(allow_null=True, help_text="null until the game starts")
-    you = YouOut(allow_null=True, help_text="null for a spectator")
+    state = StateField(allow_null=True, help_text="null until the game starts")
+    you = YouField(allow_null=True, help_text="null for a spectator")
     invite_code = serializers.CharField(required=False,
                                         help_text="private games, for their players only")
 

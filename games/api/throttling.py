@@ -10,17 +10,34 @@ refused request waits as DRF computes it (``Retry-After``). With the Redis cache
 that list is a Redis list changed by one Lua script: one round trip per request instead of DRF's
 two (a read of the whole pickled list, then a write of it), and atomic: with DRF's read-then-write,
 concurrent requests of one client each read the same list and each let themselves through, so a
-client sending in parallel could pass its limit. Other caches (the local-memory one of development
-and tests without Redis) go DRF's way.
+client sending in parallel could pass its limit. The script runs on a Redis client of its own, one
+per process (``REDIS_URL``); without Redis (development, tests without it), or with
+``PERF_OFF=lua_throttle`` (:mod:`mascarade_site.perf`), DRF's own way on the default cache.
+
+Redis down fails no request: the throttles let requests through for :data:`FAIL_OPEN_SECONDS`,
+then try again, and the log says so (the cache, django-redis, likewise reads as empty).
 """
 
 from __future__ import annotations
 
-from django.core.cache import caches
+import logging
+import threading
+import time
+
+import redis
+from django.conf import settings
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
-from mascarade_site.redis_cache import RedisCache
+from mascarade_site import perf
+
+logger = logging.getLogger(__name__)
+
+#: The prefix of the throttles' keys in Redis (the cache's keys have their own).
+KEY_PREFIX = "mascarade:throttle:"
+#: Redis did not answer: the throttles let requests through for this long (seconds) before they
+#: try it again, and say so once in the log.
+FAIL_OPEN_SECONDS = 10.0
 
 #: KEYS[1] the list of the times let through, newest first; ARGV now, period (s), limit.
 #: Drops the times older than the period, then adds ``now`` if fewer than ``limit`` remain.
@@ -56,19 +73,20 @@ class _Throttle(SimpleRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def allow_request(self, request, view):
-        backend = caches["default"]
-        if self.rate is None or not isinstance(backend, RedisCache):
+        client = _client()
+        if self.rate is None or client is None or not perf.on("lua_throttle"):
             return super().allow_request(request, view)
         self.key = self.get_cache_key(request, view)
-        if self.key is None:
+        if self.key is None or _failing_open():
             return True
-        # Its own key (":log"): a list, where DRF's way keeps a pickled value; neither reads
-        # the other's (a Redis list read as a value is an error).
-        key = backend.make_and_validate_key(f"{self.key}:log")
-        client = backend._cache.get_client(key, write=True)
+        key = f"{KEY_PREFIX}{self.key}"
         self.now = self.timer()
-        allowed, count, oldest = _script(client)(
-            keys=[key], args=[repr(self.now), self.duration, self.num_requests], client=client)
+        try:
+            allowed, count, oldest = _script(client)(
+                keys=[key], args=[repr(self.now), self.duration, self.num_requests])
+        except redis.RedisError as exc:
+            _fail_open(exc)
+            return True
         self._count = int(count)
         self._oldest = None if oldest is None else float(oldest)
         return bool(allowed)
@@ -86,16 +104,50 @@ class _Throttle(SimpleRateThrottle):
         return remaining / float(available)
 
 
-_SCRIPT = None
+_lock = threading.Lock()
+_clients: dict[str, redis.Redis] = {}
+_scripts: dict[int, object] = {}
+#: Until when (``time.monotonic()``) the throttles let everything through: Redis failed.
+_open_until = 0.0
 
 
-def _script(client):
-    """The script, registered once (redis-py hashes it and sends EVALSHA, or EVAL the first
-    time a server lacks it); called with each request's client."""
-    global _SCRIPT
-    if _SCRIPT is None:
-        _SCRIPT = client.register_script(_LUA)
-    return _SCRIPT
+def _failing_open() -> bool:
+    return time.monotonic() < _open_until
+
+
+def _fail_open(exc: Exception) -> None:
+    """Redis did not answer: no request fails for it. The throttles let requests through for
+    :data:`FAIL_OPEN_SECONDS` (then try Redis again), which the log says once."""
+    global _open_until
+    _open_until = time.monotonic() + FAIL_OPEN_SECONDS
+    logger.warning("Redis did not answer (%s): the API throttles let requests through for "
+                   "%.0f s", exc, FAIL_OPEN_SECONDS)
+
+
+def _client() -> redis.Redis | None:
+    """This process's Redis client for the throttles (``REDIS_URL``), or ``None`` without
+    Redis. A ``redis.Redis`` is safe to share between threads: each command takes a connection
+    from its pool."""
+    url = settings.REDIS_URL
+    if not url:
+        return None
+    client = _clients.get(url)
+    if client is None:
+        with _lock:
+            client = _clients.get(url)
+            if client is None:
+                client = _clients[url] = redis.Redis.from_url(
+                    url, socket_connect_timeout=1, socket_timeout=1)
+    return client
+
+
+def _script(client: redis.Redis):
+    """The script registered on ``client`` (redis-py hashes it and sends EVALSHA, or EVAL the
+    first time a server lacks it)."""
+    script = _scripts.get(id(client))
+    if script is None:
+        script = _scripts[id(client)] = client.register_script(_LUA)
+    return script
 
 
 class UserThrottle(_Throttle, UserRateThrottle):

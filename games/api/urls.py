@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from accounts.api import MeView, RegisterView, TokenView, VacationDetailView, VacationsView
-
-from . import views
+from . import moderation, views
+from .accounts import (
+    MeView,
+    MyTokensView,
+    MyTokenView,
+    RegisterView,
+    TokenView,
+    VacationDetailView,
+    VacationsView,
+)
 
 urlpatterns = [
     # The hottest first (no two of these routes match the same path: their order is free).
@@ -15,6 +22,8 @@ urlpatterns = [
     path("auth/register/", RegisterView.as_view(), name="api-register"),
     path("auth/token/", TokenView.as_view(), name="api-token"),
     path("me/", MeView.as_view(), name="api-me"),
+    path("me/tokens/", MyTokensView.as_view(), name="api-my-tokens"),
+    path("me/tokens/<str:id>/", MyTokenView.as_view(), name="api-my-token"),
     path("me/vacations/", VacationsView.as_view(), name="api-my-vacations"),
     path("me/vacations/<int:id>/", VacationDetailView.as_view(), name="api-my-vacation"),
     path("me/games/", views.MyGamesView.as_view(), name="api-my-games"),
@@ -28,4 +37,16 @@ urlpatterns = [
     path("games/<uuid:id>/pause/", views.PauseView.as_view(), name="api-game-pause"),
     path("games/<uuid:id>/mute/", views.MuteView.as_view(), name="api-game-mute"),
     path("games/<uuid:id>/events/", views.EventsView.as_view(), name="api-game-events"),
+    path("games/<uuid:id>/reports/", moderation.ReportsView.as_view(), name="api-game-reports"),
+    path("moderation/games/<uuid:id>/pause/", moderation.PauseView.as_view()),
+    path("moderation/games/<uuid:id>/resume/", moderation.ResumeView.as_view()),
+    path("moderation/games/<uuid:id>/extend/", moderation.ExtendView.as_view()),
+    path("moderation/games/<uuid:id>/timeout/", moderation.TimeoutView.as_view()),
+    path("moderation/games/<uuid:id>/replace/", moderation.ReplaceView.as_view()),
+    path("moderation/games/<uuid:id>/remove/", moderation.RemoveView.as_view()),
+    path("moderation/games/<uuid:id>/abort/", moderation.AbortView.as_view()),
+    path("moderation/games/<uuid:id>/full/", moderation.FullTableView.as_view()),
+    path("moderation/users/<str:username>/suspend/", moderation.SuspendView.as_view()),
+    path("moderation/users/<str:username>/ban/", moderation.BanView.as_view()),
+    path("moderation/users/<str:username>/lift/", moderation.LiftView.as_view()),
 ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -18,11 +16,13 @@ from rest_framework.views import APIView
 
 from games import selectors, services
 from games.api import serializers as s
-from games.api.errors import Invalid, NotFound
 from games.api.pagination import Pagination
+from games.errors import Invalid, NotFound
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 255,
+                        "pattern": r"\S"},
+    OpenApiParameter.HEADER, required=False,
     description="The same key with the same body within 24 h returns the first answer again and "
                 "does nothing more; with a different body: 422 `idempotency_conflict`.")
 IF_NONE_MATCH = OpenApiParameter(
@@ -52,19 +52,14 @@ def validated(serializer_class, data) -> dict:
     return serializer.validated_data
 
 
-def move_in(data) -> dict:
-    """:class:`MoveIn`'s validated data. The usual body (a JSON object with a ``move`` and an
-    ``expected_seq`` that is absent, null or an integer in range) is taken as the serializer
-    would take it, without building one (DRF copies every declared field for each instance);
-    any other goes through the serializer, for its errors."""
-    if type(data) is dict and data.get("move") is not None:
-        seq = data.get("expected_seq")
-        if seq is None or (type(seq) is int and 0 <= seq <= s.MAX_SEQ):
-            out = {"move": data["move"]}
-            if "expected_seq" in data:
-                out["expected_seq"] = seq
-            return out
-    return validated(s.MoveIn, data)
+def validated_query(serializer_class, params) -> dict:
+    """A query string's parameters as the serializer reads them; a parameter given without a
+    value (``?status=``) is refused, as the schema says (DRF would read it as absent)."""
+    empty = [name for name in serializer_class().fields if params.get(name) == ""]
+    if empty:
+        raise Invalid({name: ["Give this parameter a value, or leave it out."]
+                       for name in empty})
+    return validated(serializer_class, params)
 
 
 def idempotency(request) -> services.Idempotency | None:
@@ -93,7 +88,7 @@ class GamesView(APIView):
         responses={200: paginated("PaginatedGameSummaryList", s.GameSummaryOut)},
         summary="Public games (summaries)")
     def get(self, request):
-        query = validated(s.GamesQuery, request.query_params)
+        query = validated_query(s.GamesQuery, request.query_params)
         paginator = Pagination()
         page = paginator.paginate_queryset(
             selectors.public_games(query.get("status"), query.get("game")), request, view=self)
@@ -112,15 +107,8 @@ class GamesView(APIView):
         data = validated(s.GameCreateIn, request.data)
         outcome = services.create_game(
             request.user, data["game"], data["options"], private=data["private"],
-            bots=data["bots"], bot_kind=data["bot_kind"], idempotency=idempotency(request))
-        return Response(outcome.body, status=outcome.status)
-
-
-def etag_for(loaded: selectors.Loaded, user) -> str:
-    game = loaded.game
-    viewer = user.pk if user is not None and user.is_authenticated else "anon"
-    raw = f"{game.pk}:{game.seq}:{game.status}:{game.updated_at.isoformat()}:{viewer}"
-    return '"' + hashlib.sha256(raw.encode()).hexdigest()[:32] + '"'
+            bots=data["bots"], bot_kind=data["bot_kind"], idem=idempotency(request))
+        return Response(outcome.body, status=201)
 
 
 def _matches(header: str | None, etag: str) -> bool:
@@ -137,7 +125,7 @@ class GameDetailView(APIView):
         summary="The game as the viewer may see it")
     def get(self, request, id):
         loaded = _loaded_or_404(request, id, with_state=False)
-        etag = etag_for(loaded, request.user)
+        etag = selectors.etag(loaded.game, request.user)
         headers = {"ETag": etag, "Cache-Control": "private, no-cache",
                    "Vary": "Authorization, Cookie"}
         if _matches(request.headers.get("If-None-Match"), etag):
@@ -209,11 +197,11 @@ class MovesView(APIView):
         },
         summary="Send a move")
     def post(self, request, id):
-        data = move_in(request.data)
+        data = validated(s.MoveIn, request.data)
         outcome = services.submit_move(
             id, data["move"], user=request.user, expected_seq=data.get("expected_seq"),
-            idempotency=idempotency(request))
-        return Response(outcome.body, status=outcome.status)
+            idem=idempotency(request))
+        return Response(outcome.body, status=201)
 
 
 class BackView(APIView):
@@ -261,7 +249,7 @@ class EventsView(APIView):
                    responses={200: s.EventsOut},
                    summary="The viewer's view of the history after a seq")
     def get(self, request, id):
-        query = validated(s.EventsQuery, request.query_params)
+        query = validated_query(s.EventsQuery, request.query_params)
         loaded = _loaded_or_404(request, id)
         return Response(selectors.events_payload(loaded, request.user, query["after"]))
 
@@ -274,7 +262,7 @@ class MyGamesView(APIView):
         responses={200: paginated("PaginatedMyGameSummaryList", s.MyGameSummaryOut)},
         summary="The viewer's games: those awaiting them first, then by nearest deadline")
     def get(self, request):
-        query = validated(s.MyGamesQuery, request.query_params)
+        query = validated_query(s.MyGamesQuery, request.query_params)
         paginator = Pagination()
         page = paginator.paginate_queryset(
             selectors.games_of(request.user, query.get("status"), query.get("my_turn")),

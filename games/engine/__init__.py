@@ -1,4 +1,7 @@
-"""Pure rules engines: the protocol in :mod:`games.engine.base`, lookup by :func:`get_game`."""
+"""What every game's pure rules share: the protocol (:mod:`.base`), the table moves that are no
+rule of any game (:mod:`.table`), replays (:mod:`.replay`), the seeded generator (:mod:`.rng`) and
+the bot protocol (:mod:`.bots`). Each game's rules live in its own package
+(``games/<game>/rules/``); the site finds them through ``games.catalog``."""
 
 from __future__ import annotations
 
@@ -15,10 +18,9 @@ from .base import (
     Pending,
     Result,
 )
-from .registry import GAMES, get_game, replay, replay_records, view_event
+from .replay import replay, replay_records, view_event
 
 __all__ = [
-    "GAMES",
     "MODERATOR",
     "SPECTATOR",
     "EngineError",
@@ -30,7 +32,6 @@ __all__ = [
     "NotYourDecision",
     "Pending",
     "Result",
-    "get_game",
     "replay",
     "replay_records",
     "view_event",

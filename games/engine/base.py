@@ -36,6 +36,43 @@ Move = dict[str, Any]
 Event = dict[str, Any]
 
 
+#: The longest spelling :func:`spell` gives of a string, and the most digits it prints of an int.
+SPELL_LIMIT = 40
+
+_JSON_KINDS = {bool: "a boolean", float: "a number", list: "a list", dict: "an object",
+               type(None): "null"}
+
+
+def spell(value: Any) -> str:
+    """A safe, short spelling of a client-sent value for an error message; every message that
+    mentions such a value spells it with this.
+
+    A string is quoted and cut at :data:`SPELL_LIMIT` characters; an int is printed when it has
+    at most :data:`SPELL_LIMIT` digits, and described as "a number too large" beyond (Python
+    refuses to print an int of more than 4,300 digits: an f-string would raise ``ValueError``);
+    anything else is named by its JSON kind ("a boolean", "a list", ...), never printed (a list
+    may be long or nested thousands deep).
+    """
+    if isinstance(value, str):
+        text = repr(value[:SPELL_LIMIT + 1])
+        return text if len(text) <= SPELL_LIMIT else text[:SPELL_LIMIT - 3] + "..."
+    if isinstance(value, int) and not isinstance(value, bool):
+        if -(10**SPELL_LIMIT) < value < 10**SPELL_LIMIT:
+            return str(int(value))
+        return "a number too large"
+    return _JSON_KINDS.get(type(value), "a value")
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-ready data (dicts, lists, scalars): what a projection returns must
+    share no list or dict with the state or with the event it was made from."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
 class EngineError(Exception):
     """Base of every error the engine raises on purpose.
 

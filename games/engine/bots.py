@@ -1,4 +1,5 @@
-"""The bot protocol shared by every game, and the lookup the site uses to fill and replace seats.
+"""The bot protocol shared by every game, and the random bot any game can use (each game's own
+bots live with its rules; the site finds them through ``games.catalog``).
 
 A bot decides from what its player may know, never from the full state: its inputs are the
 player's projection (``Game.view(state, player)``), the legal moves, and the player's own view of
@@ -11,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
-from .base import Event, InvalidOptions, Move
+from .base import Event, Move
 
 
 class Bot(Protocol):
@@ -29,23 +30,6 @@ class RandomBot:
 
     def choose(self, view, legal_moves, history, rng):
         return rng.choice(legal_moves)
-
-
-BOT_KINDS = ("random", "heuristic")
-
-
-def get_bot(game_id: str, kind: str = "heuristic") -> Bot:
-    """The bot of ``kind`` for ``game_id``; games without a heuristic bot get the random one."""
-    if kind not in BOT_KINDS:
-        raise InvalidOptions(f"Unknown bot kind {kind!r}; choose one of {', '.join(BOT_KINDS)}.",
-                             code="unknown_bot", field="bot")
-    if kind == "random":
-        return RandomBot()
-    if game_id == "mascarade":
-        from .mascarade.bots import HeuristicBot
-
-        return HeuristicBot()
-    return RandomBot()
 
 
 def bot_rng(seed: int, seq: int, player: int) -> random.Random:

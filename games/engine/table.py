@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .base import IllegalMove, MalformedMove
+from .base import IllegalMove, MalformedMove, spell
 
 TABLE = "table"
 
@@ -61,21 +61,23 @@ def _check_occupant(value: str) -> None:
         return
     if kind == "bot" and ident.isidentifier():
         return
-    raise MalformedMove(f"A seat's occupant is written 'user:<id>' or 'bot:<kind>', not {value!r}.",
-                        code="malformed_occupant")
+    raise MalformedMove(f"A seat's occupant is written 'user:<id>' or 'bot:<kind>', not "
+                        f"{spell(value)}.", code="malformed_occupant")
 
 
 def _check_shape(move: dict[str, Any], seat_count: int) -> str:
     action = move.get("action")
-    if action not in ACTIONS:
+    if not isinstance(action, str) or action not in ACTIONS:
         known = ", ".join(ACTIONS)
-        raise MalformedMove(f"Unknown table action {action!r}; the table actions are {known}.",
+        raise MalformedMove(f"Unknown table action {spell(action)}; the table actions are {known}.",
                             code="unknown_table_action")
     required, optional = ACTIONS[action]
     allowed = {"type", "action", *required, *optional}
-    extra = sorted(set(move) - allowed)
+    extra = [key for key in move if key not in allowed]
     if extra:
-        raise MalformedMove(f"The table action {action!r} takes no field {extra[0]!r}.",
+        # The first unexpected name in alphabetical order (keys that are not strings after).
+        first = min((key for key in extra if isinstance(key, str)), default=extra[0])
+        raise MalformedMove(f"The table action {action!r} takes no field {spell(first)}.",
                             code="unexpected_field")
     for name in required:
         if name not in move:
@@ -89,7 +91,7 @@ def _check_shape(move: dict[str, Any], seat_count: int) -> str:
             raise MalformedMove(f"The field {name!r} of a table move has the wrong type.",
                                 code="wrong_type")
         if name == "player" and not 0 <= value < seat_count:
-            raise MalformedMove(f"There is no seat {value} at a table of {seat_count}.",
+            raise MalformedMove(f"There is no seat {spell(value)} at a table of {seat_count}.",
                                 code="seat_out_of_range")
         if name in ("reason", "by") and len(value) > MAX_REASON:
             raise MalformedMove(f"The {name} is longer than {MAX_REASON} characters.",
@@ -140,7 +142,7 @@ def apply_table(table: dict[str, Any], move: Any, seat_count: int
         new["absent"] = [p for p in table["absent"] if p != player]
     elif action == "replace":
         if table["occupants"].get(str(player)) == move["occupant"]:
-            raise IllegalMove(f"Seat {player} is already held by {move['occupant']}.",
+            raise IllegalMove(f"Seat {player} is already held by {spell(move['occupant'])}.",
                               code="same_occupant")
         new["occupants"][str(player)] = move["occupant"]
         # A new occupant starts present.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import factory
 from allauth.account.models import EmailAddress
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -29,10 +28,25 @@ class UserFactory(factory.django.DjangoModelFactory):
                                         verified=extracted is not False)
 
 
+_TOKENS: dict[int, str] = {}
+
+
+def token_for(user: User) -> str:
+    """An API token of ``user`` (one per user and test database: made once, then reused while
+    it still exists)."""
+    from knox.models import AuthToken
+
+    from games.api.tokens import new_token
+
+    token = _TOKENS.get(user.pk)
+    if token is None or not AuthToken.objects.filter(user=user, token_key=token[:15]).exists():
+        token = _TOKENS[user.pk] = new_token(user)[1]
+    return token
+
+
 def client_for(user: User | None = None) -> APIClient:
     """An API client authenticated with the user's token (anonymous without a user)."""
     client = APIClient()
     if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     return client

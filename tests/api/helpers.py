@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from games import services
-from games.engine import get_game
+from games.catalog import get_game
 from games.engine import replay_records as engine_replay_records
 from games.models import Game, MoveRecord
 
@@ -61,11 +61,13 @@ def replay_records(game: Game):
     return engine, state
 
 
-def replay_with_table(game: Game):
+def replay_with_table(game: Game, upto: int | None = None):
     """The engine and table states rebuilt from the stored move records alone (rules moves and
-    table moves: pauses, replacements...)."""
-    records = (MoveRecord.objects.filter(game=game).order_by("seq")
-               .values_list("seq", "seat__position", "payload"))
+    table moves: pauses, replacements...), up to the move ``upto`` (default: every move)."""
+    records = MoveRecord.objects.filter(game=game).order_by("seq")
+    if upto is not None:
+        records = records.filter(seq__lte=upto)
+    records = records.values_list("seq", "seat__position", "payload")
     seqs = [seq for seq, _p, _m in records]
     assert seqs == list(range(1, len(seqs) + 1)), "seqs must be contiguous from 1"
     engine = get_game(game.kind)

@@ -72,7 +72,8 @@ def test_a_full_bot_batch_hands_over_to_a_new_task(monkeypatch):
     client = client_for(UserFactory(is_staff=True))
     game = _bot_game(client, "random", players=5, first_seat=1)
     handed = []
-    monkeypatch.setattr(services, "enqueue_bots", lambda gid, seq: handed.append(seq))
+    monkeypatch.setattr(services.bots.dispatch, "play_bots",
+                        lambda gid, seq: handed.append(seq))
     # Seats 1 to 4 are bots: after one move (the batch's limit) a bot is still awaited.
     assert services.play_bots(str(game.pk), 0, limit=1) == 1
     game.refresh_from_db()
@@ -103,7 +104,7 @@ def test_a_broker_outage_never_fails_a_move_and_leaves_the_bot_decision_findable
         assert sent.status_code == 201
     stuck = PendingDecision.objects.filter(bot=True, game=game)
     assert stuck.exists()
-    assert "could not enqueue the bots" in caplog.text
+    assert "could not send the task games.play_bots" in caplog.text
     # What a periodic sweep does: play them from the database.
     assert tasks.play_bots(str(game.pk), stuck.first().game.seq) >= 1
 
@@ -134,3 +135,113 @@ def test_bots_play_through_a_real_worker():
                                format="json")
             assert sent.status_code == 201
     assert MoveRecord.objects.filter(game=game, actor=MoveRecord.Actor.BOT).exists()
+
+
+def _staff_game(human, **options) -> Game:
+    """A game of four: ``human`` (staff, so that ``first_seat`` is allowed) at seat 0, bots at
+    seats 1 to 3."""
+    outcome = services.create_game(human, "mascarade", {"players": 4, "first_seat": 0,
+                                                        **options}, bots=3)
+    return Game.objects.get(pk=outcome.body["id"])
+
+
+def _play_as_bots(game, until) -> None:
+    """Play the awaited decisions as bots (their first legal move, or ``until``'s choice)
+    until ``until(game)`` says to stop."""
+    from games import selectors
+    from games.catalog import get_game
+
+    for _ in range(50):
+        game.refresh_from_db()
+        if until(game):
+            return
+        row = game.pending_decisions.order_by("seat").first()
+        state = selectors.load_state(selectors.find_game(game.pk))
+        moves = get_game(game.kind).legal_moves(state, row.player)
+        announce = [m for m in moves if m["type"] == "announce"]
+        move = announce[0] if announce and row.player == 1 else moves[0]
+        services.submit_move(game.pk, move, player=row.player, actor=MoveRecord.Actor.BOT)
+    raise AssertionError("never reached")
+
+
+def _bot_tasks(monkeypatch) -> list:
+    sent = []
+    monkeypatch.setattr(tasks.play_bots, "apply_async",
+                        lambda *args, **kwargs: sent.append(kwargs.get("args") or args))
+    return sent
+
+
+@pytest.mark.django_db
+def test_a_timeout_that_marks_a_seat_absent_queues_the_bots_once(
+        monkeypatch, django_capture_on_commit_callbacks):
+    """Defect: the table move marking the seat absent queued the bots, then the move path did
+    again."""
+    from django.utils import timezone
+
+    human = UserFactory(is_staff=True)
+    game = _staff_game(human, absent_after=1)
+    sent = _bot_tasks(monkeypatch)
+    row = game.pending_decisions.get()
+    assert row.player == 0 and not row.bot
+    PendingDecision.objects.filter(pk=row.pk).update(deadline=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.resolve_deadline(str(game.pk), row.pk)
+    game.refresh_from_db()
+    assert game.seats.get(position=0).absent
+    assert game.pending_decisions.get().player == 1  # a bot's turn now
+    assert len(sent) == 1
+
+
+@pytest.mark.django_db
+def test_an_absent_players_own_move_queues_the_bots_once(
+        monkeypatch, django_capture_on_commit_callbacks):
+    """Defect: an absent player's move appended the "back" table move, which queued the bots,
+    then the move path did again."""
+    from django.utils import timezone
+
+    human = UserFactory(is_staff=True)
+    game = _staff_game(human, absent_after=1, challenge_mode="simultaneous")
+    sent = _bot_tasks(monkeypatch)
+    row = game.pending_decisions.get()
+    PendingDecision.objects.filter(pk=row.pk).update(deadline=timezone.now())
+    tasks.resolve_deadline(str(game.pk), row.pk)  # seat 0 times out: marked absent
+    # Up to the challenge window of seat 1's announcement, where everyone answers at once.
+    _play_as_bots(game, lambda g: g.pending_decisions.count() == 3)
+    assert game.pending_decisions.get(player=0).bot  # the absent player's, for a bot
+    sent.clear()
+    client = client_for(human)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(game_url(game.pk, "moves/"), {"move": {"type": "pass"}},
+                             format="json")
+    assert answer.status_code == 201, answer.json()
+    assert not game.seats.get(position=0).absent
+    assert game.pending_decisions.filter(bot=True).count() == 2
+    assert len(sent) == 1
+
+
+@pytest.mark.django_db
+def test_the_sweep_plays_a_game_with_several_stale_bot_decisions_once(monkeypatch):
+    """Defect: ``.distinct()`` over the model's default ordering selected the ordering columns
+    too, so a game with several pending bot decisions was played once per decision."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    human = UserFactory(is_staff=True)
+    game = _staff_game(human, challenge_mode="simultaneous")
+    _bot_tasks(monkeypatch)
+    # Seat 0 (the human) plays its preparatory turn, the bots theirs; then the human announces:
+    # the three bots answer at once.
+    _play_as_bots(game, lambda g: g.seq == 4)
+    legal = client_for(human).get(game_url(game.pk, "legal-moves/")).json()
+    announce = next(m for m in legal["moves"] if m["type"] == "announce")
+    assert client_for(human).post(game_url(game.pk, "moves/"), {"move": announce},
+                                  format="json").status_code == 201
+    assert game.pending_decisions.filter(bot=True).count() == 3
+    game.pending_decisions.update(created_at=timezone.now() - dt.timedelta(minutes=5))
+    played = []
+    monkeypatch.setattr(services.bots, "play_bots",
+                        lambda game_id, seq, **kwargs: played.append((game_id, seq)) or 0)
+    services.play_stale_bots()
+    game.refresh_from_db()
+    assert played == [(game.pk, game.seq)]

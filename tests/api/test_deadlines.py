@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import selectors, services, tasks
-from games.engine import get_game
+from games.catalog import get_game
 from games.models import Game, MoveRecord, PendingDecision, Seat
 from mascarade_site.celery import app as celery_app
 
@@ -433,7 +433,7 @@ def test_a_burst_of_due_deadlines_is_handed_out_in_chunks(users, monkeypatch):
     handed = []
     monkeypatch.setattr(tasks.resolve_games, "apply_async",
                         lambda args, **kw: handed.append(args[0]))
-    monkeypatch.setattr(services, "FANOUT_CHUNK", 2)
+    monkeypatch.setattr(services.deadlines, "FANOUT_CHUNK", 2)
     games = [new_game(users) for _ in range(5)]
     for game in games:
         expire(game)
@@ -453,7 +453,7 @@ def test_deadlines_before_the_next_sweep_get_a_task_at_their_deadline(users, mon
     handed = []
     monkeypatch.setattr(tasks.resolve_games, "apply_async",
                         lambda args, eta, **kw: handed.append((args[0], eta)))
-    monkeypatch.setattr(services, "FANOUT_CHUNK", 2)
+    monkeypatch.setattr(services.deadlines, "FANOUT_CHUNK", 2)
     now = timezone.now()
     at = [now + dt.timedelta(seconds=s) for s in (1, 1, 1.2, 3, 9)]
     games = [new_game(users) for _ in at]
@@ -482,16 +482,16 @@ def test_a_game_that_fails_to_time_out_does_not_hold_the_others_back(users, monk
     for game in games:
         expire(game)
     broken = games[1]
-    real_apply = services._apply_many
+    real_commit = services.deadlines.commit_many
     tried = []
 
-    def apply_many(steps, **kwargs):
-        tried.append([step.game.pk for step in steps])
-        if any(step.game.pk == broken.pk for step in steps):
+    def commit_many(tables, **kwargs):
+        tried.append([table.game.pk for table in tables])
+        if any(table.game.pk == broken.pk for table in tables):
             raise RuntimeError("engine bug")
-        return real_apply(steps, **kwargs)
+        return real_commit(tables, **kwargs)
 
-    monkeypatch.setattr(services, "_apply_many", apply_many)
+    monkeypatch.setattr(services.deadlines, "commit_many", commit_many)
     assert services.resolve_games([str(g.pk) for g in games]) == 2
     # The batch was tried whole and undone, then game by game.
     assert [sorted(map(str, pks)) for pks in tried] == [
@@ -531,12 +531,12 @@ def test_an_absent_players_move_that_ends_the_game_is_accepted(users, monkeypatc
     _ends_at_the_next_move(monkeypatch)
     outcome = services.submit_move(game.pk, move, user=users[row.player])
     game.refresh_from_db()
-    assert outcome.status == 201 and game.status == Game.Status.FINISHED
+    assert outcome.body["seq"] == 2 and game.status == Game.Status.FINISHED
     assert MoveRecord.objects.filter(game=game).count() == 2  # the absence, the move
 
 
 def test_a_burst_resolved_in_batches_leaves_each_game_as_its_records_say(users, monkeypatch):
-    monkeypatch.setattr(services, "RESOLVE_BATCH", 4)
+    monkeypatch.setattr(services.deadlines, "RESOLVE_BATCH", 4)
     engine = get_game("mascarade")
     games = [new_game(users, absent_after=2, absent_policy="wait",
                       challenge_mode="simultaneous" if k % 2 else "sequential")

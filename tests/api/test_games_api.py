@@ -208,8 +208,16 @@ def test_join_errors(users, clients):
 def test_joining_a_private_game_needs_its_code(users, clients):
     body = create(clients[0], {**MASCARADE_4, "private": True}).json()
     url = game_url(body["id"], "join/")
-    assert_error(clients[1].post(url), 403, "forbidden")
-    assert_error(clients[1].post(url, {"invite_code": "wrong"}, format="json"), 403, "forbidden")
+    # One who may not see it (as for reading it: 404), with no code, a wrong one, or one that is
+    # not ASCII (it was a 500).
+    assert_error(clients[1].post(url), 404, "not_found")
+    for wrong in ("wrong", "ćode-été", "x" * 64):
+        assert_error(clients[1].post(url, {"invite_code": wrong}, format="json"), 404,
+                     "not_found")
+    assert_error(clients[1].post(url, {"invite_code": "\u0000"}, format="json"), 400, "invalid")
+    # Staff see private games: they are told the code is missing.
+    staff = client_for(UserFactory(is_staff=True))
+    assert_error(staff.post(url, {"invite_code": "wrong"}, format="json"), 403, "forbidden")
     joined = clients[1].post(url, {"invite_code": body["invite_code"]}, format="json")
     assert joined.status_code == 200 and joined.json()["you"]["seat"] == 1
     assert clients[1].get(game_url(body["id"])).status_code == 200
@@ -377,3 +385,58 @@ def test_my_games_awaiting_me_first_then_by_nearest_deadline(users, clients):
     assert {g["id"] for g in active["results"]} == {str(waiting_for_me.pk), str(not_me.pk)}
     assert_error(clients[0].get("/api/v1/me/games/", {"my_turn": "perhaps"}), 400, "invalid")
     assert_error(client_for().get("/api/v1/me/games/"), 401, "not_authenticated")
+
+
+def test_the_etag_changes_when_a_pause_request_or_a_vacation_changes_the_answer(users, clients):
+    """Defect: a pause request and a vacation change what the game read shows (a player's
+    ``wants_pause``, a pushed deadline) without touching ``seq`` or ``updated_at``: the ETag
+    answered 304 with the old body."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    game = start_game(users[0], users[1:], options={"players": 4})
+    first = clients[0].get(game_url(game.pk))
+    etag = first["ETag"]
+    asked = clients[1].post(game_url(game.pk, "pause/"), {"pause": True}, format="json")
+    assert asked.status_code == 200 and asked.json()["status"] == "active"
+    after_pause = clients[0].get(game_url(game.pk), HTTP_IF_NONE_MATCH=etag)
+    assert after_pause.status_code == 200 and after_pause["ETag"] != etag
+    assert after_pause.json()["players"][1]["wants_pause"] is True
+    etag = after_pause["ETag"]
+    awaited = game.pending_decisions.get().player
+    tomorrow = timezone.now().date() + dt.timedelta(days=1)
+    declared = clients[awaited].post("/api/v1/me/vacations/",
+                                     {"start": str(tomorrow), "end": str(tomorrow)},
+                                     format="json")
+    assert declared.status_code == 201
+    after_vacation = clients[0].get(game_url(game.pk), HTTP_IF_NONE_MATCH=etag)
+    assert after_vacation.status_code == 200 and after_vacation["ETag"] != etag
+    assert (after_vacation.json()["state"]["awaiting"][0]["deadline"]
+            != after_pause.json()["state"]["awaiting"][0]["deadline"])
+
+
+def test_what_a_player_saw_is_numbered_with_the_seq_of_the_move_in_the_history(users, clients):
+    """The rules number only their own moves; after table moves (a pause, an absence) the seq
+    of a player's knowledge and of a card's last move are the seqs the history gives them."""
+    from games import services
+
+    staff = UserFactory(is_staff=True)
+    body = services.create_game(staff, "mascarade", {"players": 4, "first_seat": 0}).body
+    for user in users[1:]:
+        services.join_game(user, body["id"])
+    game = Game.objects.get(pk=body["id"])
+    by_player = {0: staff, 1: users[1], 2: users[2], 3: users[3]}
+    services.apply_table_move(game.pk, "pause")  # seq 1
+    services.apply_table_move(game.pk, "resume")  # seq 2
+    for p in range(4):  # the preparatory exchanges: seqs 3 to 6
+        services.submit_move(game.pk, {"type": "exchange", "target": (p + 1) % 4,
+                                       "swap": False}, user=by_player[p])
+    services.submit_move(game.pk, {"type": "look"}, user=staff)  # seq 7
+    seen = client_for(staff).get(game_url(game.pk)).json()
+    assert seen["you"]["knowledge"] == [{"seq": 7, "about": 0, "mask": seen["you"][
+        "knowledge"][0]["mask"], "how": "look"}]
+    events = client_for(staff).get(game_url(game.pk, "events/")).json()["results"]
+    assert [e["seq"] for e in events if e["type"] == "look"] == [7]
+    moved = {e["about"]: e["seq"] for e in seen["state"]["last_moved"]}
+    assert moved == {0: 6, 1: 4, 2: 5, 3: 6, "center-0": 0, "center-1": 0}

@@ -1,5 +1,5 @@
-"""Content negotiation: JSON whatever the client accepts (never 406), and the shortcut for plain
-``Accept`` values picks what DRF's own negotiation picks."""
+"""Content negotiation: JSON whatever the client accepts (never 406), and DRF's own choice
+wherever DRF has one."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import random
 import pytest
 
 from games import selectors
-from games.engine.mascarade import MASKS
+from games.mascarade.rules import MASKS
 from games.models import Game, MoveRecord
 
 from .factories import UserFactory, client_for
@@ -108,8 +108,9 @@ def _check_events(seen: list[dict], truth: list[dict], viewer: int | None, state
         position += 1
         actor = true.get("player")
         is_actor = viewer is not None and viewer == actor
-        extra = set(event) - set(true) - {"at"}
+        extra = set(event) - set(true) - {"at", "actor"}
         assert not extra, f"fields the truth has not: {extra} in {event}"
+        assert event["actor"] in ("player", "timeout", "bot", "moderator", "system"), event
         for key in ACTOR_ONLY.get(true["type"], ()):
             if not is_actor:
                 assert key not in event, f"{key} of another actor's {true['type']}: {event}"
@@ -176,7 +177,7 @@ def test_no_viewer_learns_more_than_the_table_shows(script):
 @pytest.mark.django_db
 def test_the_oracle_catches_a_projection_that_leaks(monkeypatch):
     """The check above is not vacuous: an engine showing raw events fails it."""
-    from games.engine import get_game
+    from games.catalog import get_game
 
     engine = get_game("mascarade")
     monkeypatch.setattr(type(engine), "view_event", lambda self, event, viewer, state: event)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from unittest import mock
 
 import pytest
@@ -271,8 +272,9 @@ def test_no_mail_shows_a_card(users):
     masks = set(game.options.get("masks") or []) | {"king", "queen", "judge", "bishop", "thief",
                                                     "cheater", "spy", "witch", "sorceress"}
     for message in mail.outbox:
-        text = (message.subject + message.body).lower()
-        assert not any(mask in text for mask in masks), message.body
+        # Words, outside links: a signed link's random letters once spelt "spy" (CI, 2026-11-24).
+        text = re.sub(r"https?://\S+", " ", message.subject + " " + message.body).lower()
+        assert not masks & set(re.findall(r"[a-z]+", text)), message.body
 
 
 def test_unsubscribe_is_signed_and_one_click(users):
@@ -317,13 +319,16 @@ def test_switched_off_and_muted_users_get_no_mail(users):
 def test_the_end_is_told_with_the_result(users):
     game = start_game(users[0], users[1:], options={"players": 4})
     rng = random.Random(3)
-    engine = services.get_game("mascarade")
+    from games import selectors
+    from games.catalog import get_game
+
+    engine = get_game("mascarade")
     for _ in range(2000):
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
             break
         row = PendingDecision.objects.filter(game=game).first()
-        state = services.selectors.load_state(game)
+        state = selectors.load_state(game)
         move = rng.choice(engine.legal_moves(state, row.player))
         services.submit_move(game.pk, move, user=users[row.player])
     assert game.status == Game.Status.FINISHED
@@ -351,7 +356,7 @@ def test_with_the_broker_down_moves_still_go_through_and_the_sweep_delivers_late
         for user in users[1:]:
             joined = client_for(user).post(game_url(game_id, "join/"), {}, format="json")
             assert joined.status_code == 200
-    assert "could not enqueue" in caplog.text
+    assert "could not send the task games.deliver_queued" in caplog.text
     pending = Notification.objects.filter(status=Status.PENDING)
     assert pending.count() >= 5
     monkeypatch.undo()
@@ -361,7 +366,12 @@ def test_with_the_broker_down_moves_still_go_through_and_the_sweep_delivers_late
     assert len(mail.outbox) >= 5
 
 
-def test_a_worker_killed_during_delivery_never_leads_to_a_second_mail(users, monkeypatch):
+def test_a_worker_killed_during_delivery_sends_again_later_with_the_same_message_id(
+        users, monkeypatch):
+    """At least once: a worker that dies during the send leaves the message "sending"; a task
+    redelivered at once, or the sweep soon after, leave it alone (the send may still be under
+    way); once it is stale the sweep sends it again, with the same Message-ID (receivers drop
+    the duplicate), and its state says one attempt ended unknown. Nothing stays lost."""
     game = start_game(users[0], users[1:], options={"players": 4})
     note = Notification.objects.get(game=game, kind="your_turn")
 
@@ -378,12 +388,14 @@ def test_a_worker_killed_during_delivery_never_leads_to_a_second_mail(users, mon
     monkeypatch.undo()
     note.refresh_from_db()
     assert note.status == Status.SENDING
-    # The task is redelivered (acks_late) and the sweep runs, now and much later: no second mail.
     assert tasks.deliver_notification(note.pk) == "not due"
     notifications.deliver_due()
+    note.refresh_from_db()
+    assert note.status == Status.SENDING  # not yet: the send may still be under way
     with later(30):
         notifications.deliver_due()
     note.refresh_from_db()
-    assert note.status == Status.FAILED and "never send it twice" in note.last_error
-    assert len([m for m in mail.outbox if m.to == [note.user.email]
-                and "turn" in m.subject.lower()]) == 1
+    assert note.status == Status.SENT and note.interrupted == 1
+    sent = [m for m in mail.outbox if m.to == [note.user.email] and "turn" in m.subject.lower()]
+    assert len(sent) == 2
+    assert sent[0].extra_headers["Message-ID"] == sent[1].extra_headers["Message-ID"]

@@ -9,7 +9,6 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from accounts import vacations
 from accounts.models import Vacation
 from games import services
 from games.models import Game, MoveRecord, PendingDecision
@@ -100,15 +99,26 @@ def test_vacation_limits(users):
     assert client.delete(f"{ME}{vid}/").status_code == 204
 
 
-def test_push_deadline_skips_the_vacation_time():
+def test_the_clock_stops_during_the_vacation_time():
+    from games.deadlines import run_until, running_time
+
     t0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
     h = dt.timedelta(hours=1)
+    hours = 3600
     away = [(t0 + 2 * h, t0 + 10 * h)]
-    assert vacations.push_deadline(away, t0, t0 + h) == t0 + h  # before the vacation
-    assert vacations.push_deadline(away, t0, t0 + 5 * h) == t0 + 13 * h
-    assert vacations.push_deadline(away, t0 + 3 * h, t0 + 4 * h) == t0 + 11 * h  # under way
+    assert run_until(away, t0, 1 * hours) == t0 + h  # before the vacation
+    assert run_until(away, t0, 5 * hours) == t0 + 13 * h
+    assert run_until(away, t0 + 3 * h, 1 * hours) == t0 + 11 * h  # under way
     two = [*away, (t0 + 12 * h, t0 + 20 * h)]
-    assert vacations.push_deadline(two, t0, t0 + 5 * h) == t0 + 21 * h
+    assert run_until(two, t0, 5 * hours) == t0 + 21 * h
+    assert run_until(list(reversed(two)), t0, 5 * hours) == t0 + 21 * h  # any order
+    overlapping = [(t0 + 2 * h, t0 + 6 * h), (t0 + 4 * h, t0 + 10 * h)]
+    assert run_until(overlapping, t0, 5 * hours) == t0 + 13 * h
+    # The running time between two moments is what run_until counts.
+    for intervals in (away, two, overlapping, []):
+        for start, seconds in ((t0, 5 * hours), (t0 + 3 * h, hours), (t0 + 11 * h, 2 * hours)):
+            end = run_until(intervals, start, seconds)
+            assert running_time(intervals, start, end) == seconds
 
 
 def test_deadlines_extend_over_a_vacation_and_the_table_sees_it(users):
@@ -129,3 +139,53 @@ def test_deadlines_extend_over_a_vacation_and_the_table_sees_it(users):
         seen = client_for(user).get(game_url(game.pk)).json()
         assert seen["players"][player]["vacation"] is True
         assert not any(p["vacation"] for i, p in enumerate(seen["players"]) if i != player)
+
+
+def _awaited_row(game) -> PendingDecision:
+    return PendingDecision.objects.get(game=game)
+
+
+def test_declaring_cancelling_and_declaring_again_gives_the_deadline_of_one_declaration(users):
+    """Defect: cancelling a vacation left the deadline it had pushed, so that declare-and-cancel
+    moved a deadline 21 days later at each round. Deadlines are computed from a stored base."""
+    game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 86_400})
+    row = _awaited_row(game)
+    owner = client_for(users[row.player])
+    original = row.deadline
+    tomorrow = timezone.now().date() + dt.timedelta(days=1)
+    declared = owner.post(ME, days(tomorrow, 21), format="json")
+    assert declared.status_code == 201
+    once = _awaited_row(game).deadline
+    assert once > original
+    for _round in range(5):
+        vid = owner.get(ME).json()["results"][0]["id"]
+        assert owner.delete(f"{ME}{vid}/").status_code == 204
+        assert _awaited_row(game).deadline == original
+        assert owner.post(ME, days(tomorrow, 21), format="json").status_code == 201
+        assert _awaited_row(game).deadline == once
+
+
+def test_no_sequence_of_vacation_requests_pushes_a_deadline_past_the_days_declared(users):
+    """Whatever the user declares and cancels, the deadline is the decision's time counted
+    outside the vacations still declared: never later than the original deadline plus those
+    days."""
+    import random
+
+    game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 3 * 86_400})
+    row = _awaited_row(game)
+    owner = client_for(users[row.player])
+    original = row.deadline
+    rng = random.Random(3)
+    tomorrow = timezone.now().date() + dt.timedelta(days=1)
+    for _step in range(12):
+        listed = owner.get(ME).json()["results"]
+        if listed and rng.random() < 0.5:
+            assert owner.delete(f"{ME}{rng.choice(listed)['id']}/").status_code == 204
+        else:
+            start = tomorrow + dt.timedelta(days=rng.randrange(0, 10))
+            owner.post(ME, days(start, rng.randrange(1, 8)), format="json")  # may be refused
+        kept = Vacation.objects.filter(user=users[row.player])
+        deadline = _awaited_row(game).deadline
+        assert deadline <= original + dt.timedelta(days=sum(v.days for v in kept))
+        if not kept:
+            assert deadline == original

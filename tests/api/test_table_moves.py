@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from games import selectors, services
-from games.api.errors import AlreadySeated, GameNotActive, Invalid, StaleSeq
 from games.engine import IllegalMove, MalformedMove
+from games.errors import AlreadySeated, GameNotActive, Invalid, StaleSeq
 from games.models import Game, MoveRecord, PendingDecision, Seat
 
 from .factories import UserFactory, client_for
@@ -79,7 +79,7 @@ def test_the_table_is_told_every_viewer_sees_the_table_event(game, users):
     services.apply_table_move(game.pk, "absent", player=2, reason="3 timeouts in a row")
     spectator = client_for(None).get(game_url(game.pk, "events/"), {"after": 2}).json()
     player = client_for(users[1]).get(game_url(game.pk, "events/"), {"after": 2}).json()
-    expected = {"seq": 3, "type": "table", "action": "absent",
+    expected = {"seq": 3, "type": "table", "action": "absent", "actor": "system",
                 "player": users[2].username, "reason": "3 timeouts in a row"}
     for answer in (spectator, player):
         (event,) = answer["results"]

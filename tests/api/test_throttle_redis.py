@@ -7,14 +7,12 @@ import threading
 import uuid
 
 import pytest
-from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.throttling import SimpleRateThrottle
 
-from games.api.throttling import _Throttle
-from mascarade_site.redis_cache import RedisCache
+from games.api.throttling import KEY_PREFIX, _client, _Throttle
 
 pytestmark = pytest.mark.redis
 
@@ -43,10 +41,10 @@ def _pair(rate: str, key: str, clock: list[float]) -> tuple[SimpleRateThrottle, 
 
 
 @pytest.fixture
-def redis_default():
-    backend = caches["default"]
-    assert isinstance(backend, RedisCache), "REDIS_URL set: the default cache is Redis"
-    return backend
+def redis_client():
+    client = _client()
+    assert client is not None, "REDIS_URL set: the throttles have their Redis client"
+    return client
 
 
 @settings(max_examples=60, deadline=None,
@@ -55,7 +53,7 @@ def redis_default():
        # whole seconds too, so that an entry is often exactly one period old (the boundary)
        steps=st.lists(st.one_of(st.integers(0, 61).map(float),
                                 st.floats(0, 90, allow_nan=False)), min_size=1, max_size=14))
-def test_same_answers_and_waits_as_drf(redis_default, limit, period, steps):
+def test_same_answers_and_waits_as_drf(redis_client, limit, period, steps):
     """Request after request (each after the given pause, in seconds), ours lets through the
     same requests as DRF's and names the same wait (Retry-After) for the others."""
     key = f"test-throttle-{uuid.uuid4().hex}"
@@ -69,10 +67,10 @@ def test_same_answers_and_waits_as_drf(redis_default, limit, period, steps):
             if not expected:
                 assert ours.wait() == pytest.approx(drf.wait())
     finally:
-        redis_default.delete(f"{key}:log")
+        redis_client.delete(f"{KEY_PREFIX}{key}")
 
 
-def test_parallel_requests_cannot_pass_the_limit(redis_default):
+def test_parallel_requests_cannot_pass_the_limit(redis_client):
     """Twenty requests of one client at once, a limit of 10: exactly 10 pass (DRF's
     read-then-write lets requests that read the same history all pass)."""
     key = f"test-throttle-{uuid.uuid4().hex}"
@@ -94,15 +92,24 @@ def test_parallel_requests_cannot_pass_the_limit(redis_default):
         assert answers.count(True) == 10
         assert answers.count(False) == 10
     finally:
-        redis_default.delete(f"{key}:log")
+        redis_client.delete(f"{KEY_PREFIX}{key}")
 
 
-def test_the_list_expires_with_the_period(redis_default):
+def test_the_list_expires_with_the_period(redis_client):
     key = f"test-throttle-{uuid.uuid4().hex}"
     _drf, ours = _pair("5/m", key, [1_700_000_000.0])
     assert ours.allow_request(None, None)
-    client = redis_default._cache.get_client(write=True)
-    full = redis_default.make_and_validate_key(f"{key}:log")
-    assert client.llen(full) == 1
-    assert 0 < client.ttl(full) <= 60
-    client.delete(full)
+    full = f"{KEY_PREFIX}{key}"
+    assert redis_client.llen(full) == 1
+    assert 0 < redis_client.ttl(full) <= 60
+    redis_client.delete(full)
+
+
+def test_switched_off_it_takes_drfs_way_on_the_cache(redis_client, settings):
+    """``PERF_OFF=lua_throttle``: DRF's own read-then-write, nothing under the script's key."""
+    settings.PERF_OFF = frozenset({"lua_throttle"})
+    key = f"test-throttle-{uuid.uuid4().hex}"
+    _drf, ours = _pair("1/m", key, [1_700_000_000.0])
+    assert ours.allow_request(None, None)
+    assert not ours.allow_request(None, None)
+    assert not redis_client.exists(f"{KEY_PREFIX}{key}")

@@ -134,6 +134,11 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
     names = ["ada", "bea", "cyd", "dov"]
     contexts = [chromium.new_context(viewport={"width": 375, "height": 800}) for _ in names]
     pages = [context.new_page() for context in contexts]
+    # The pages must work under their Content-Security-Policy: any refusal is a failure.
+    refused: list[str] = []
+    for page in pages:
+        page.on("console", lambda message: refused.append(message.text)
+                if "Content Security Policy" in message.text else None)
     for page, name in zip(pages, names, strict=True):
         sign_up(page, base, name)
 
@@ -169,8 +174,9 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
     watcher.goto(f"{base}/games/{game_id}/")
     before = watcher.locator("ol.history li").count()
     choose(mover, "(only pretend)")
-    watcher.wait_for_function(
-        f"document.querySelectorAll('ol.history li').length > {before}", timeout=6000)
+    # (a locator, not a script of the test's evaluated in the page: the page's
+    # Content-Security-Policy refuses eval)
+    watcher.locator("ol.history li").nth(before).wait_for(timeout=6000)
 
     # Then to the end: announce the Spy, then the Princess, then the King with a challenge,
     # then the King over and over; everyone else passes or looks.
@@ -242,5 +248,6 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
     assert "Parties publiques" in french.content()
     french.goto(f"{base}/rules/")
     assert "Marionnettiste" in french.content() and "Règles" in french.content()
+    assert refused == []
     for context in contexts:
         context.close()

@@ -6,10 +6,10 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from games.engine.mascarade import MASCARADE as M
-from games.engine.mascarade import MASKS
-from games.engine.mascarade.data import PREP_TURNS
-from games.engine.mascarade.state import State
+from games.mascarade.rules import MASCARADE as M
+from games.mascarade.rules import MASKS
+from games.mascarade.rules.data import PREP_TURNS
+from games.mascarade.rules.state import State
 
 #: Scenario A for 8 players, in a known order (seat i gets A8[i]).
 A8 = ["judge", "king", "empress", "cheater", "sorceress", "fool", "peasant", "peasant"]

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from games.engine import get_game
-from games.engine.bots import BOT_KINDS, RandomBot, bot_rng, get_bot
-from games.engine.mascarade import MASKS
-from games.engine.mascarade.bots import HeuristicBot
+from games.catalog import bot_kinds, get_bot, get_game
+from games.engine.bots import RandomBot, bot_rng
+from games.mascarade.rules import MASKS
+from games.mascarade.rules.bots import HeuristicBot
 
 GAME = get_game("mascarade")
 MOVE_CAP = 3000
@@ -73,7 +73,7 @@ def play(options: dict[str, Any], seed: int, bots: list[Any], on_choice=None) ->
 
 
 def test_get_bot_gives_the_heuristic_bot_for_mascarade():
-    assert BOT_KINDS == ("random", "heuristic")
+    assert bot_kinds() == ["heuristic", "random"]
     bot = get_bot("mascarade", "heuristic")
     assert isinstance(bot, HeuristicBot) and bot.kind == "heuristic"
     assert isinstance(get_bot("mascarade", "random"), RandomBot)

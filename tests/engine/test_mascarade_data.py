@@ -1,6 +1,6 @@
 """The material as data: rules §1–§3 (R1, R3)."""
 
-from games.engine.mascarade import BOX, CENTER_CARDS, MASKS, SCENARIOS, scenario_problems
+from games.mascarade.rules import BOX, CENTER_CARDS, MASKS, SCENARIOS, scenario_problems
 
 # Rules §1, column by column: id → (★, min players).
 TABLE_1 = {

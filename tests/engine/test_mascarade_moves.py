@@ -17,7 +17,7 @@ from games.engine import (
     NotYourDecision,
     replay,
 )
-from games.engine.mascarade import MASCARADE as M
+from games.mascarade.rules import MASCARADE as M
 
 from .helpers import (
     A8,
@@ -268,7 +268,7 @@ def test_deal_and_first_seat_options_are_used():
 def test_state_does_not_depend_on_hash_randomisation():
     script = (
         "import json, random\n"
-        "from games.engine.mascarade import MASCARADE as M\n"
+        "from games.mascarade.rules import MASCARADE as M\n"
         "opts = {'players': 12, 'scenario': 'custom', 'masks': ['judge', 'spy', 'fool', "
         "'puppeteer', 'princess', 'guru', 'sorceress', 'crook', 'gambler', 'peasant', "
         "'peasant', 'king']}\n"
@@ -408,3 +408,12 @@ def test_guru_answer_default_after_the_puppeteer_is_about_the_new_seat():
     s = guru_on(s, 7)
     assert M.pending(s)[0].player == 6
     assert M.timeout_move(s, 6) == {"type": "guru_answer", "mask": "beggar"}
+
+
+def test_seeds_too_large_to_print_set_up_games_too():
+    """rng.seed_state takes any int (its docstring): past 4,300 digits too, where str() fails."""
+    options = {"players": 6}
+    huge = [M.setup(options, seed) for seed in (10**5000, -(10**5000), 10**5000 + 1)]
+    assert len({M.to_json(s)["rng"] for s in huge}) == 3
+    assert M.setup(options, 10**5000) == huge[0]
+    assert M.setup(options, 5) == M.setup(options, 5)

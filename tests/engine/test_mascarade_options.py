@@ -3,8 +3,8 @@
 import pytest
 
 from games.engine import InvalidOptions
-from games.engine.mascarade import MASCARADE as M
-from games.engine.mascarade import SCENARIOS
+from games.mascarade.rules import MASCARADE as M
+from games.mascarade.rules import SCENARIOS
 
 CUSTOM_8 = ["judge", "king", "empress", "spy", "thief", "widow", "peasant", "peasant"]
 

@@ -4,8 +4,8 @@ rulebook's examples. Games are scripted with the ``deal`` and ``first_seat`` opt
 import pytest
 
 from games.engine import IllegalMove, InvalidOptions
-from games.engine.mascarade import MASCARADE as M
-from games.engine.mascarade import MASKS
+from games.mascarade.rules import MASCARADE as M
+from games.mascarade.rules import MASKS
 
 from .helpers import A8, B8, announce, at_turn, cards, decide, do, of_type, start, with_coins
 
@@ -193,6 +193,68 @@ def test_r5_applies_to_princess_and_guru_reveals(power):
         s, _ = decide(s, {"type": "guru_answer", "mask": "judge"})
     assert s.seat == holder + 1
     assert not [m for m in M.legal_moves(s, holder + 1) if m["type"] == "announce"]
+
+
+def puppeteer_moves_a_claimant(claimant: int, other: int):
+    """Turn 5: seat 5 (the Puppeteer, B8) announces it, ``claimant`` claims wrongly; both reveal;
+    the Puppeteer makes players ``claimant`` and ``other`` change seats."""
+    s = at_turn(B8, 5)
+    s, events = announce(s, "puppeteer", claims=(claimant,))
+    assert [e["seat"] for e in of_type(events, "reveal")] == [5, claimant]
+    s, more = decide(s, {"type": "puppeteer", "targets": [claimant, other]})
+    assert (s.at[claimant], s.at[other]) == (other, claimant)
+    assert (s.turn, s.seat) == (6, 6)
+    return s, events + more
+
+
+def test_r5_bars_the_revealed_player_even_moved_to_another_seat():
+    # Player 2 revealed during turn 5, then the Puppeteer seats them at seat 6, which plays turn 6.
+    s, _ = puppeteer_moves_a_claimant(2, 6)
+    assert [(p.player, p.seat) for p in M.pending(s)] == [(2, 6)]
+    assert M.view(s, "spectator")["revealed_last_turn"] == [5, 6]
+    assert {m["type"] for m in M.legal_moves(s, 2)} == {"look", "exchange"}
+    with pytest.raises(IllegalMove) as info:
+        do(s, 2, {"type": "announce", "mask": "judge"})
+    assert info.value.code == "r5_revealed_last_turn"
+
+
+def test_r5_does_not_bar_a_player_moved_into_a_revealed_seat():
+    # Player 6 revealed during turn 5 and was moved to seat 0; player 0 now sits at seat 6, whose
+    # card was revealed, and plays turn 6: they were not made to reveal, they may announce.
+    s, _ = puppeteer_moves_a_claimant(6, 0)
+    assert [(p.player, p.seat) for p in M.pending(s)] == [(0, 6)]
+    assert M.view(s, "spectator")["revealed_last_turn"] == [0, 5]
+    assert {"type": "announce", "mask": "judge"} in M.legal_moves(s, 0)
+    s, events = do(s, 0, {"type": "announce", "mask": "judge"})
+    assert events[0]["type"] == "announce" and s.phase == "challenge"
+
+
+def test_r8_the_wrong_claimant_pays_from_the_seat_the_puppeteer_gave_them():
+    # Player 2 claimed wrongly; the Puppeteer took a coin from seats 2 and 6, then seated player 2
+    # at seat 6 and player 6 at seat 2. Player 2 pays the fine from seat 6; player 6 pays nothing.
+    s, events = puppeteer_moves_a_claimant(2, 6)
+    (fines,) = of_type(events, "fines")
+    assert fines["seats"] == [6] and fines["players"] == [2]
+    assert coins(s) == [6, 6, 5, 6, 6, 8, 4, 6]
+    assert s.justice == 1
+
+
+def test_r8_the_player_who_sat_down_in_the_claimants_seat_pays_nothing():
+    s, events = puppeteer_moves_a_claimant(6, 0)
+    (fines,) = of_type(events, "fines")
+    assert fines["seats"] == [0] and fines["players"] == [6]
+    assert coins(s) == [4, 6, 6, 6, 6, 8, 5, 6]
+
+
+def test_r8_every_wrong_claimant_pays_from_their_own_seat_at_payment_time():
+    # Seats 2 and 6 both claim wrongly and are made to change seats: each pays once, from the
+    # other's old seat; the announcer, a true Puppeteer, pays nothing.
+    s = at_turn(B8, 5)
+    s, _ = announce(s, "puppeteer", claims=(2, 6))
+    s, events = decide(s, {"type": "puppeteer", "targets": [2, 6]})
+    (fines,) = of_type(events, "fines")
+    assert fines["seats"] == [2, 6] and fines["players"] == [6, 2]
+    assert coins(s) == [6, 6, 4, 6, 6, 8, 4, 6] and s.justice == 2
 
 
 def test_r6_judge_does_not_take_this_turns_fines():

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from games.engine.mascarade import MASCARADE as M
+from games.mascarade.rules import MASCARADE as M
 
 from .helpers import (
     A8,
@@ -32,8 +32,8 @@ def test_view_shape():
     s, _ = do(s, 2, {"type": "announce", "mask": "king"})
     view = M.view(s, 4)
     assert set(view) == {"phase", "turn", "turn_seat", "awaiting", "seats", "center", "justice",
-                         "masks_in_play", "starting_deal", "announcement", "power",
-                         "revealed_last_turn", "winners", "you"}
+                         "masks_in_play", "starting_deal", "last_moved", "announcement",
+                         "power", "revealed_last_turn", "winners", "you"}
     assert (view["phase"], view["turn"], view["turn_seat"]) == ("challenge", 5, 2)
     assert view["awaiting"] == [{"seat": 3, "player": 3, "decision": "challenge"}]
     assert view["announcement"] == {"seat": 2, "mask": "king", "claims": [], "passes": []}
@@ -141,6 +141,30 @@ def test_exchange_swapped_only_for_the_actor():
                          "prep": False}
 
 
+def test_last_moved_names_the_last_move_each_card_may_have_moved_for_everyone():
+    """Which cards went under the table is public (§9); whether they were swapped is not, so a
+    pretended exchange counts as a move too."""
+    s = at_turn(A8, 2)
+    # The four preparatory exchanges, seats 6, 7, 0 and 1 each with its left neighbour.
+    assert [e["seq"] for e in M.view(s, "spectator")["last_moved"]] == [3, 4, 4, 0, 0, 0, 1, 2]
+    s, _ = do(s, 2, {"type": "exchange", "target": 6, "swap": False})
+    moved = {e["about"]: e["seq"] for e in M.view(s, "spectator")["last_moved"]}
+    assert moved[2] == moved[6] == 5 and moved[0] == 3 and moved[3] == 0
+    for viewer in (*VIEWERS, "moderator"):
+        assert M.view(s, viewer)["last_moved"] == M.view(s, "spectator")["last_moved"]
+    s, _ = do(s, 3, {"type": "look"})  # a look moves nothing
+    assert {e["about"]: e["seq"] for e in M.view(s, "spectator")["last_moved"]} == moved
+    s, _ = announce(at_turn(C8, 1), "spy")
+    s, _ = decide(s, {"type": "spy", "target": 4})
+    s, _ = decide(s, {"type": "spy_swap", "swap": False})
+    moved = {e["about"]: e["seq"] for e in M.view(s, 0)["last_moved"]}
+    assert moved[1] == moved[4] == s.seq
+    s, _ = announce(at_turn(A8, 5), "fool")
+    s, _ = decide(s, {"type": "fool", "targets": [0, 1], "swap": True})
+    moved = {e["about"]: e["seq"] for e in M.view(s, 3)["last_moved"]}
+    assert moved[0] == moved[1] == s.seq and moved[5] != s.seq
+
+
 def test_spy_and_fool_secrets():
     s, _ = announce(at_turn(C8, 1), "spy")
     s, spy_events = decide(s, {"type": "spy", "target": 4})
@@ -220,3 +244,47 @@ def test_log_masks_off_keeps_revealed_masks_for_this_turn_and_the_previous(log_m
     assert masks_seen(s) == (["king", "empress"] if log_masks else [None, None])
     assert [M.view_event(e, "moderator", s)["mask"] for e in reveals] == ["king", "empress"]
     assert of_type([M.view_event(e, 5, s) for e in reveals], "reveal")[0]["seat"] == 1
+
+
+@pytest.mark.parametrize("log_masks", [True, False])
+def test_log_masks_off_forgets_every_trace_of_a_revealed_mask_r9(log_masks):
+    # Turn 5: seat 1 announces the King (it holds it), seat 2 claims (the Empress): both reveal,
+    # seat 1 takes 2 coins as the King, seat 2 is fined. Turn 6: seat 2 looks. Turn 7: seat 3
+    # (the Cheater) announces the Empress unchallenged and takes 3 coins.
+    s = at_turn(A8, 1, log_masks=log_masks)
+    s, events = announce(s, "king", claims=(2,))
+    s, _ = do(s, 2, {"type": "look"})
+    assert s.turn == 7
+    s, later = announce(s, "empress")
+    assert s.turn == 8
+    forgotten = not log_masks
+
+    def seen(event, viewer=5):
+        return M.view_event(event, viewer, s)
+
+    (power,) = of_type(events, "power")
+    (coins,) = of_type(events, "coins")
+    (fines,) = of_type(events, "fines")
+    assert (power["revealed"], power["mask"], coins["why"]) == (True, "king", "king")
+    for viewer in (5, 1, 2, "spectator"):
+        assert ("mask" in seen(power, viewer)) is not forgotten
+        assert ("why" in seen(coins, viewer)) is not forgotten
+        assert all("mask" not in seen(e, viewer) for e in of_type(events, "reveal")) is forgotten
+        assert seen(coins, viewer)["amount"] == 2 and seen(coins, viewer)["to"] == 1
+        assert seen(fines, viewer) == fines  # no reason named: seats and amounts stay public
+    # Statements stay: the announcement and the challenge's close name the announced mask.
+    assert seen(of_type(events, "announce")[0])["mask"] == "king"
+    assert seen(of_type(events, "challenge_closed")[0])["mask"] == "king"
+    assert M.view_event(power, "moderator", s) == power
+    assert M.view_event(coins, "moderator", s) == coins
+    # This turn's events keep everything: an unrevealed power and its coins.
+    (power_now,) = of_type(later, "power")
+    (coins_now,) = of_type(later, "coins")
+    assert seen(power_now)["mask"] == "empress" and seen(coins_now)["why"] == "empress"
+    # Two turns on, the unrevealed power keeps its mask (an announcement, not a reveal); the
+    # coin movement's reason goes like every other (R9: "the reasons given for coin movements").
+    for seat in (4, 5):
+        s, _ = do(s, s.at[seat], {"type": "look"})
+    assert s.turn == 10
+    assert seen(power_now)["mask"] == "empress"
+    assert ("why" in seen(coins_now)) is not forgotten

@@ -18,7 +18,12 @@ played to its end by drawing a pending player and one of their legal moves (and,
   state and of the move's events is one that viewer was shown — the starting deal, their own look,
   their own Spy look, a public reveal, a Princess reveal of another seat — as derived here from the
   moderator-level events, and is true; no other player's swap decision, no Gambler number before
-  the guess, no simultaneous answer while the window is open, no seed or generator state.
+  the guess, no simultaneous answer while the window is open, no seed or generator state; with
+  ``log_masks`` off, no revealed mask, revealed holder's power or coin movement's reason in an
+  event more than one turn old (R9);
+- rulings on players: the players made to reveal during the previous turn (not their old seats)
+  may not announce, and ``revealed_last_turn`` names their seats now (R5); wrong claimants pay
+  their fines from the seats they occupy when the fines are paid (R8).
 
 A game that has not ended after :data:`MOVE_CAP` moves is a failure. Every failure names the
 options, the seed, the play seed and the moves so far, which replay it exactly.
@@ -38,8 +43,9 @@ import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
-from games.engine import MODERATOR, SPECTATOR, get_game
-from games.engine.mascarade import CENTER_CARDS, MASKS
+from games.catalog import get_game
+from games.engine import MODERATOR, SPECTATOR
+from games.mascarade.rules import CENTER_CARDS, MASKS
 
 from .conftest import GAME_STATS
 
@@ -51,7 +57,8 @@ BIG = 10**6
 
 #: Where a mask id may appear in an event's projection, by event type, besides the fields
 #: checked against what the viewer was shown: public statements (announcements, answers to the
-#: Guru, the power being applied, the power behind a coin movement).
+#: Guru, the power being applied, the power behind a coin movement). With ``log_masks`` off,
+#: :data:`FORGOTTEN_FIELDS` must be gone from events more than one turn old (R9).
 PUBLIC_MASK_FIELDS = {
     "announce": {"mask"},
     "challenge_closed": {"mask"},
@@ -60,6 +67,15 @@ PUBLIC_MASK_FIELDS = {
     "guru_answer": {"mask"},
     "reveal": {"cause"},  # "challenge" or "guru"
     "end": {"reason"},  # "cheater"
+}
+#: R9, ``log_masks`` off: what of an event more than one turn old no viewer sees any more — the
+#: mask of a reveal (a challenge's, the Guru's, the Princess's), the power of a revealed holder
+#: (``power`` events with ``revealed``), the reason of a coin movement. Fines name no reason.
+FORGOTTEN_FIELDS = {
+    "reveal": "mask",
+    "princess": "mask",
+    "power": "mask",  # when the holder was revealed; an unrevealed announcer's power stays
+    "coins": "why",
 }
 #: Event fields that carry a card identity, and who may see them.
 CARD_FIELDS = {
@@ -174,6 +190,11 @@ class GameCheck:
         self.shown: dict[Any, set[tuple[int, Any, str]]] = {v: set() for v in self.viewers}
         self.private: dict[int, set[tuple[int, Any, str, str]]] = {p: set() for p in range(n)}
         self.deal: list[dict[str, Any]] = []
+        # Players made to reveal their card during each turn (R5), from the events.
+        self.revealed: dict[int, set[int]] = {}
+        # The mask announced in the last challenge and the players revealed not holding it (R8).
+        self.announced = ""
+        self.wrong: list[int] = []
         self.state: Any = None
 
     def where(self) -> str:
@@ -245,6 +266,11 @@ class GameCheck:
                     else:
                         self.coins[end] += sign * amount
             elif etype == "fines":
+                # R8: the players who claimed wrongly pay, from the seats they occupy now.
+                assert e["players"] == self.wrong, f"fined {e['players']}, wrong {self.wrong}"
+                assert e["seats"] == [self.at.index(p) for p in self.wrong], \
+                    f"fines paid by seats {e['seats']}, the wrong players {self.wrong} sit at " \
+                    f"{[self.at.index(p) for p in self.wrong]}"
                 for seat in e["seats"]:
                     self.coins[seat] -= e["amount"]
                 self.justice += e["amount"] * len(e["seats"])
@@ -266,14 +292,21 @@ class GameCheck:
                     assert mask == cards[slot], "the Spy saw a wrong card"
                     self.shown[actor].add((seq, slot, mask))
                     self.private[actor].add((seq, slot, mask, "spy"))
+            elif etype == "challenge_closed":
+                self.announced, self.wrong = e["mask"], []
             elif etype == "reveal":
                 assert e["mask"] == cards[e["seat"]], "a reveal showed a wrong card"
+                assert e["player"] == self.at[e["seat"]]
+                if e["cause"] == "challenge" and e["mask"] != self.announced:
+                    self.wrong.append(e["player"])
+                self.revealed.setdefault(e["turn"], set()).add(e["player"])
                 for v in self.viewers:
                     self.shown[v].add((seq, e["seat"], e["mask"]))
             elif etype == "princess":
                 target = e["target"]
                 assert e["mask"] == cards[target], "the Princess showed a wrong card"
                 assert e["target_player"] == self.at[target]
+                self.revealed.setdefault(e["turn"], set()).add(e["target_player"])
                 # Every player but the target; not spectators: only the "everyone sees"
                 # column of §9 is theirs.
                 for v in range(self.n):
@@ -305,6 +338,16 @@ class GameCheck:
         for p in range(self.n):
             if p not in pending:
                 assert GAME.legal_moves(state, p) == [], f"player {p} not pending has moves"
+        # R5: the *players* made to reveal during the previous turn may not announce, wherever
+        # they sit now; the view names their current seats.
+        barred = self.revealed.get(mod["turn"] - 1, set())
+        assert mod["revealed_last_turn"] == sorted(self.at.index(p) for p in barred), \
+            f"revealed_last_turn {mod['revealed_last_turn']} but players {barred} were revealed"
+        if mod["phase"] == "turn":
+            player = self.at[mod["turn_seat"]]
+            kinds = {m["type"] for m in GAME.legal_moves(state, player)}
+            assert ("announce" in kinds) == (player not in barred), \
+                f"player {player} may announce: {'announce' in kinds}, barred (R5): {barred}"
         seq = len(self.moves)
         for viewer in self.viewers:
             self.check_view(state, viewer)
@@ -375,6 +418,16 @@ class GameCheck:
         for key in public:
             if key in seen:
                 assert seen[key] == event[key], f"the projection changed {key}: {seen}"
+        if etype in FORGOTTEN_FIELDS and viewer != MODERATOR \
+                and (etype != "power" or event["revealed"]):
+            key = FORGOTTEN_FIELDS[etype]
+            old = mod["turn"] - event["turn"] > 1
+            if not self.options["log_masks"] and old:
+                assert key not in seen, \
+                    f"{viewer!r} still sees {key} of a turn-{event['turn']} event in turn " \
+                    f"{mod['turn']} with log_masks off (R9): {seen}"
+            elif etype in ("power", "coins"):
+                assert seen[key] == event[key], f"{viewer!r} lost {key} too early: {seen}"
         if etype == "look" and "mask" in seen:
             assert mine, f"{viewer!r} sees another's look: {seen}"
         if etype == "spy" and ("mask" in seen or "target_mask" in seen):
@@ -478,6 +531,22 @@ def test_checker_catches_a_leaked_card_in_a_view(monkeypatch):
     monkeypatch.setattr(GAME, "view", view)
     with pytest.raises(AssertionError, match="sees"):
         GameCheck(*SAMPLE).play()
+
+
+def test_checker_catches_a_mask_remembered_past_the_previous_turn(monkeypatch):
+    real_view_event = type(GAME).view_event
+
+    def view_event(event, viewer, state):
+        out = real_view_event(GAME, event, viewer, state)
+        if out is not None and event["type"] in ("power", "coins"):
+            out = {**out, "mask": event.get("mask"), "why": event.get("why")}
+        return out
+
+    monkeypatch.setattr(GAME, "view_event", view_event)
+    options, seed, _play_seed, timeout_rate = SAMPLE
+    # Play seed 1: a game of 23 turns, with powers and coin movements well before its end.
+    with pytest.raises(AssertionError, match="with log_masks off"):
+        GameCheck({**options, "log_masks": False}, seed, 1, timeout_rate).play()
 
 
 def test_checker_catches_unexplained_coins(monkeypatch):

@@ -1,9 +1,9 @@
 """OpenSpiel-style random simulation of every registered game, through the protocol only.
 
-For each game in :data:`games.engine.GAMES` and a few player counts, random games are played to
-their end (a pending player, one of their legal moves, again) and generic invariants are checked
-at every step: somebody is pending until the game ends and every pending player has legal moves;
-``apply`` accepts every legal move (all of them, at a sample of steps) and never changes its
+For each game of the catalog (:mod:`games.catalog`) and a few player counts, random games are
+played to their end (a pending player, one of their legal moves, again) and generic invariants are
+checked at every step: somebody is pending until the game ends and every pending player has legal
+moves; ``apply`` accepts every legal move (all of them, at a sample of steps) and never changes its
 input; the timeout move is legal; nobody else may move; views and viewed events are JSON for every
 viewer; the state survives a JSON round trip; replaying the moves from the seed gives the same
 states and events; the game ends (within :data:`MOVE_CAP` moves) with a result, and then accepts no
@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
+from games import catalog
 from games.engine import (
-    GAMES,
     MODERATOR,
     SPECTATOR,
     Game,
@@ -36,6 +36,8 @@ from games.engine import (
     replay,
 )
 
+#: Every registered game's rules, by id.
+GAMES = {kit.id: kit.rules for kit in catalog.kits()}
 MOVE_CAP = 5000
 GAMES_PER_CASE = 25
 #: At this share of the steps, every legal move of the chosen player is applied (on copies).
@@ -44,6 +46,7 @@ EXHAUSTIVE_SHARE = 0.1
 #: Minimal options per game id, for games that do not expose ``example_options(players)``.
 EXAMPLE_OPTIONS: dict[str, Callable[[int], dict[str, Any]]] = {
     "mascarade": lambda players: {"players": players},
+    "ere_des_masques": lambda players: {"players": players},
 }
 
 

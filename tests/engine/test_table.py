@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from games.catalog import get_game
 from games.engine import (
     MODERATOR,
     SPECTATOR,
     IllegalMove,
     MalformedMove,
-    get_game,
     replay,
     replay_records,
     view_event,

@@ -64,7 +64,8 @@ def test_pause_resume_extend_timeout_through_the_api(moderator, game):
     assert act(client, game, "extend", reason="a player asked", hours=5).status_code == 200
     assert (PendingDecision.objects.get(game=game).deadline - before).total_seconds() == 18000
     seq = Game.objects.get(pk=game.pk).seq
-    answer = act(client, game, "timeout", reason="stalling")
+    awaited = PendingDecision.objects.get(game=game).player
+    answer = act(client, game, "timeout", reason="stalling", player=awaited)
     assert answer.status_code == 200 and answer.json()["seq"] == seq + 1
     assert last_record(game).actor == "moderator" and last_record(game).payload["type"] \
         == "exchange"
@@ -159,7 +160,8 @@ def test_admin_actions_need_a_moderator_and_append_records(moderator, game, play
     assert game.status == "paused" and last_record(game).actor == "moderator"
     admin.post("/admin/games/game/", {"action": "resume_games",
                                       "_selected_action": [str(game.pk)], "reason": "ok"})
-    admin.post("/admin/games/game/", {"action": "timeout_now",
+    awaited = PendingDecision.objects.get(game=game).player
+    admin.post("/admin/games/game/", {"action": "timeout_now", "player": awaited,
                                       "_selected_action": [str(game.pk)], "reason": "slow"})
     admin.post("/admin/games/game/", {"action": "abort_games",
                                       "_selected_action": [str(game.pk)], "reason": "bye"})
@@ -347,3 +349,89 @@ def test_admin_gives_a_seat_to_another_user_and_suspends_until_a_date(moderator,
                                       format="json")
     assert both.status_code == 400
     assert admin.get("/admin/games/seat/?q=" + newcomer.username).status_code == 200
+
+
+def test_moderation_mails_go_through_the_outbox_and_are_retried(moderator, game, players,
+                                                                monkeypatch):
+    """No SMTP inside the moderator's request: the messages are outbox rows, delivered after
+    the commit; a failed send is retried later, in each recipient's language."""
+    from django.core.mail import EmailMultiAlternatives
+    from django.test import TestCase
+
+    from games import notifications
+    from games.models import Notification
+
+    players[1].language = "fr"
+    players[1].save(update_fields=["language"])
+    real_send = EmailMultiAlternatives.send
+
+    def down(self, *args, **kwargs):
+        raise ConnectionRefusedError("SMTP down")
+
+    monkeypatch.setattr(EmailMultiAlternatives, "send", down)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        answer = act(client_for(moderator), game, "abort", reason="cheating ring")
+    assert answer.status_code == 200
+    rows = Notification.objects.filter(kind="moderation", game=game)
+    assert {row.user_id for row in rows} == {p.pk for p in players}
+    assert {row.status for row in rows} == {"pending"} and {row.attempts for row in rows} == {1}
+    assert mail.outbox == []
+    monkeypatch.setattr(EmailMultiAlternatives, "send", real_send)
+    rows.update(next_attempt_at=game.created_at)  # due again
+    notifications.deliver_due()
+    assert {row.status for row in rows.all()} == {"sent"}
+    french = next(m for m in mail.outbox if m.to == [players[1].email])
+    assert "cheating ring" in french.body and "Motif" in french.body
+    # A second delivery run sends nothing more.
+    notifications.deliver_due()
+    told = [m for m in mail.outbox if "cheating ring" in m.body]
+    assert sorted(m.to[0] for m in told) == sorted(p.email for p in players)
+
+
+def test_a_username_changed_in_the_admin_changes_the_games_etags(game, players):
+    from django.contrib.auth import get_user_model
+
+    admin = get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD)
+    client = Client()
+    client.force_login(admin)
+    reader = client_for(players[0])
+    etag = reader.get(f"/api/v1/games/{game.pk}/")["ETag"]
+    target = players[1]
+    form = client.get(f"/admin/accounts/user/{target.pk}/change/")
+    assert form.status_code == 200
+    data = {"username": "renamed", "email": target.email, "language": "en",
+            "notify_email": "on", "timezone": "UTC", "is_active": "on",
+            "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00",
+            "last_login_0": "", "last_login_1": ""}
+    saved = client.post(f"/admin/accounts/user/{target.pk}/change/", data)
+    assert saved.status_code == 302, saved.content.decode()[:2000]
+    again = reader.get(f"/api/v1/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 200
+    assert "renamed" in [p["player"] for p in again.json()["players"]]
+
+
+def test_a_timeout_now_names_its_decision_and_one_that_is_gone_changes_nothing(
+        moderator, game, players):
+    """The race of the audit: the player answered just before the moderator's "timeout now"
+    arrived. It answered 200 with a null seq and logged a timeout that was not played, or,
+    without a seat, timed out the next seat's new decision. Now: 409, nothing played, nothing
+    logged."""
+    from games import services
+
+    client = client_for(moderator)
+    row = PendingDecision.objects.get(game=game)
+    seq = game.seq
+    # The seat is required.
+    assert act(client, game, "timeout", reason="slow").json()["code"] == "invalid"
+    # The player answers first...
+    services.submit_move(game.pk, {"type": "exchange", "target": (row.player + 1) % 4,
+                                   "swap": False}, user=players[row.player])
+    # ... then the moderator's timeout for that decision arrives: gone.
+    late = act(client, game, "timeout", reason="slow", player=row.player)
+    assert late.status_code == 409 and late.json()["code"] == "decision_gone"
+    stale = act(client, game, "timeout", reason="slow",
+                player=PendingDecision.objects.get(game=game).player, expected_seq=seq)
+    assert stale.status_code == 409 and stale.json()["code"] == "stale_seq"
+    game.refresh_from_db()
+    assert game.seq == seq + 1 and not ModerationLog.objects.filter(action="timeout").exists()
+    assert last_record(game).actor == "player"

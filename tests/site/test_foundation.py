@@ -74,7 +74,7 @@ def test_settings_with_urls(tmp_path):
     assert got["db"] == "mascarade_site.postgres"  # Django's, with a cheaper health check
     assert got["db_name"] == "mascarade"
     assert got["broker"] == "redis://cache.example:6379/1"
-    assert got["cache"] == "mascarade_site.redis_cache.RedisCache"  # one client per pool
+    assert got["cache"] == "mascarade_site.cache.FailOpenRedisCache"  # Redis down: reads empty
     assert got["email"].endswith("smtp.EmailBackend")
     assert got["site_url"] == "https://mascarade.example"
     assert got["debug"] is False
@@ -106,7 +106,10 @@ def test_check_deploy_is_clean_with_production_values(tmp_path):
 def test_healthz_ok(client):
     response = client.get("/healthz")
     assert response.status_code == 200, response.content
-    assert response.json() == {"status": "ok", "database": "ok", "broker": "ok"}
+    from django.conf import settings
+
+    assert response.json() == {"status": "ok", "database": "ok", "broker": "ok",
+                               "redis": "ok" if settings.REDIS_URL else "not used"}
 
 
 @pytest.mark.django_db

@@ -12,11 +12,11 @@ from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
-from accounts.authentication import _TOKEN
 from accounts.models import User, Vacation
 from games import selectors
+from games.api.authentication import _TOKENS
 from games.models import Game, PendingDecision, Seat
 from mascarade_site.prepared import PreparedQuery
 from tests.api.factories import UserFactory
@@ -92,10 +92,11 @@ def test_one_query_each_compiled_once_per_thread(game):
 
 def test_tokens_and_values_lists(game):
     user = User.objects.first()
-    token = Token.objects.create(user=user)
-    [found] = _TOKEN(token.key)
+    row, token = AuthToken.objects.create(user, expiry=None)
+    [found] = _TOKENS(token[:15])
+    assert found.digest == row.digest
     assert found.user_id == user.pk and found.user.username == user.username
-    assert _TOKEN("no such key") == []
+    assert _TOKENS("no such key") == []
     if connection.vendor == "postgresql":
         names = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk).values_list("position"),
                               uuid.UUID)
@@ -113,14 +114,14 @@ def test_bad_values_are_refused(game):
         selectors.find_game("not-a-uuid")
     if connection.vendor != "postgresql":
         return
-    mangled = PreparedQuery(lambda key: Token.objects.filter(key__contains=key), str)
+    mangled = PreparedQuery(lambda key: AuthToken.objects.filter(token_key__contains=key), str)
     with pytest.raises(ValueError, match="not a plain parameter"):
         mangled("abc")
 
 
 @pytest.mark.postgres
 def test_select_for_update_needs_a_transaction(game):
-    from games.services import _LOCK
+    from games.services.core import _LOCK
 
     with pytest.raises(TransactionManagementError):
         _LOCK(game.pk)

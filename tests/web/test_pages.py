@@ -11,6 +11,7 @@ from django.test import Client
 
 from games import services
 from games.models import Game, MoveRecord, PendingDecision
+from games.web import HISTORY_MOVES
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 
@@ -262,9 +263,10 @@ def test_a_finished_game_replays_move_by_move_as_the_viewer_saw_it(game, users):
     import random
 
     from games import selectors
+    from games.catalog import get_game
 
     rng = random.Random(5)
-    engine = services.get_game("mascarade")
+    engine = get_game("mascarade")
     while True:
         game.refresh_from_db()
         if game.status != "active":
@@ -329,7 +331,7 @@ def test_the_notebook_counts_exchanges_since_and_reveals_show_turned_cards(users
     services.submit_move(game.pk, {"type": "exchange", "target": p, "swap": False},
                          user=by_player[q])
     game.refresh_from_db()
-    assert f"Touched since by the exchange of move {game.seq}." in page(
+    assert f"Touched since: it may have moved (last at move {game.seq})." in page(
         browser(by_player[p]), game)[1]
     # An announcement challenged: the cards turn face up on the table for everyone.
     r = awaited(game)
@@ -385,3 +387,79 @@ def test_history_names_who_sat_at_a_seat_then_after_the_puppeteer_moved_players(
     state = selectors.game_payload(selectors.load_for_viewer(game, more[0]), more[0])["state"]
     assert [(s["seat"], s["player"]) for s in state["seats"]][:2] == [
         (0, more[0].username), (1, staff.username)]
+
+
+def test_the_live_fragment_changes_with_a_pause_request(game, users):
+    """Defect: a pause request changes what the table shows (the button, the players' requests)
+    without touching ``seq``: the live fragment answered 304."""
+    client = browser(users[0])
+    etag = client.get(f"/games/{game.pk}/live/")["ETag"]
+    services.request_pause(users[1], game.pk, True)
+    again = client.get(f"/games/{game.pk}/live/", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 200 and again["ETag"] != etag
+
+
+class _EngineCalls:
+    """Counts the calls of every method of the game's engine object."""
+
+    NAMES = ("setup", "pending", "legal_moves", "apply", "timeout_move", "view", "view_event",
+             "result", "to_json", "from_json", "normalize_options", "player_count")
+
+    def __init__(self, monkeypatch, engine):
+        self.counts: dict[str, int] = {}
+        for name in self.NAMES:
+            real = getattr(type(engine), name)
+
+            def counted(*args, _name=name, _real=real, **kwargs):
+                self.counts[_name] = self.counts.get(_name, 0) + 1
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(type(engine), name, counted)
+
+    def take(self) -> dict[str, int]:
+        out, self.counts = self.counts, {}
+        return out
+
+
+def test_the_table_page_costs_the_same_at_move_5_and_at_move_1000(users, monkeypatch):
+    """Defect: the page projected every event since the viewer's oldest knowledge (hundreds of
+    event projections in a long game) and computed the legal moves twice. A player who looked
+    once early, then a long game of exchanges: the same queries and engine calls at moves 5 and
+    1,000, but for the projections of the history's events, which shows the last moves up to a
+    fixed number (fewer at move 5: the game has fewer), the same at moves 100 and 1,000."""
+    game, by_player = dealt_game(users)
+    looker = None
+    costs = {}
+    while game.seq < 1000:
+        p = awaited(game)
+        if game.seq == 4:
+            move, looker = {"type": "look"}, p
+        else:
+            move = {"type": "exchange", "target": (p + 1) % 4, "swap": False}
+        services.submit_move(game.pk, move, user=by_player[p])
+        game.refresh_from_db()
+        if game.seq in (5, 100, 1000):
+            costs[game.seq] = _page_costs(browser(by_player[looker]), game, monkeypatch)
+    assert costs[5]["engine"]["legal_moves"] == 1  # once, not twice
+    assert costs[1000] == costs[100]
+    early, late = costs[5], costs[1000]
+    assert early["queries"] == late["queries"]
+    others = {name: n for name, n in late["engine"].items() if name != "view_event"}
+    assert {name: n for name, n in early["engine"].items() if name != "view_event"} == others
+    # Two events per move in this game: the history's window, not the game's length.
+    assert early["engine"]["view_event"] == 2 * 5
+    assert late["engine"]["view_event"] == 2 * HISTORY_MOVES
+
+
+def _page_costs(client, game, monkeypatch) -> dict:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.catalog import get_game
+
+    with monkeypatch.context() as patch:
+        calls = _EngineCalls(patch, get_game(game.kind))
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.get(f"/games/{game.pk}/")
+        assert answer.status_code == 200 and "data-knows" in answer.content.decode()
+        return {"engine": calls.take(), "queries": len(queries)}

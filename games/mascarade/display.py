@@ -1,0 +1,231 @@
+"""Mascarade's words: mask names and powers, moves and events as plain sentences.
+
+One place, translated, used by the kit (pages and mails). It only rewords what it is given:
+callers pass events and moves *as the viewer may see them* (``games.selectors``), so a sentence
+can never say more than the projection did (with ``log_masks`` off the rules have already dropped
+old masks and the sentence reads "a card").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.kit import seat_name
+
+from .rules.data import MASKS
+
+MASK_NAMES = {
+    "judge": gettext_lazy("Judge"), "king": gettext_lazy("King"),
+    "empress": gettext_lazy("Empress"), "cheater": gettext_lazy("Cheater"),
+    "thief": gettext_lazy("Thief"), "spy": gettext_lazy("Spy"),
+    "sorceress": gettext_lazy("Sorceress"), "fool": gettext_lazy("Fool"),
+    "guru": gettext_lazy("Guru"), "crook": gettext_lazy("Crook"),
+    "widow": gettext_lazy("Widow"), "princess": gettext_lazy("Princess"),
+    "patron": gettext_lazy("Patron"), "puppeteer": gettext_lazy("Puppeteer"),
+    "beggar": gettext_lazy("Beggar"), "peasant": gettext_lazy("Peasant"),
+    "gambler": gettext_lazy("Gambler"),
+}
+
+POWERS = {
+    "judge": gettext_lazy("Take all coins on the Justice board."),
+    "king": gettext_lazy("Take 2 coins from the Bank."),
+    "empress": gettext_lazy("Take 3 coins from the Bank."),
+    "cheater": gettext_lazy("If you have 10 or more coins, you win immediately."),
+    "thief": gettext_lazy("Take 1 coin from your left neighbour, then 1 from your right "
+                          "neighbour."),
+    "spy": gettext_lazy("Choose another player; secretly look at their card and yours; then "
+                        "swap them or not."),
+    "sorceress": gettext_lazy("You may exchange your whole fortune with another player's."),
+    "fool": gettext_lazy("Take 1 coin from the Bank; then swap (or not) the cards of two other "
+                         "players, without looking."),
+    "guru": gettext_lazy("Choose another player; they name their mask, then reveal; if wrong "
+                         "they pay you 4 coins."),
+    "crook": gettext_lazy("Take 2 coins from the richest other player (you choose among tied "
+                          "richest)."),
+    "widow": gettext_lazy("Take coins from the Bank until you have 10 (no effect at 10 or "
+                          "more)."),
+    "princess": gettext_lazy("Take 2 coins from the Bank; then choose another player whose card "
+                             "is shown to everyone but its owner."),
+    "patron": gettext_lazy("Take 3 coins from the Bank; your left and right neighbours take 1 "
+                           "each."),
+    "puppeteer": gettext_lazy("Take 1 coin from each of two other players; those two then change "
+                              "seats."),
+    "beggar": gettext_lazy("Clockwise from your left, every player strictly richer than you at "
+                           "that moment gives you 1 coin."),
+    "peasant": gettext_lazy("Take 1 coin; if both Peasants are revealed in a challenge, each "
+                            "takes 2 instead."),
+    "gambler": gettext_lazy("Take 3 coins from the Bank and hide 1-3 of them; a chosen player "
+                            "guesses how many; right: they gain the hidden coins; wrong: you gain "
+                            "them; the rest go back to the Bank."),
+}
+assert set(MASK_NAMES) == set(MASKS) == set(POWERS)
+
+DECISIONS = {
+    "prep": gettext_lazy("a preparatory exchange"), "turn": gettext_lazy("a turn"),
+    "challenge": gettext_lazy("claim or pass"),
+}
+
+
+def mask(mask_id: Any) -> str:
+    if not mask_id:
+        return _("a card")
+    return str(MASK_NAMES.get(mask_id, mask_id))
+
+
+def decision(name: str) -> str:
+    return str(DECISIONS.get(name, _("a power decision")))
+
+
+def slot(value: Any, names: dict[int, str]) -> str:
+    """A seat number or a center slot ("center-0") in words."""
+    if isinstance(value, str) and value.startswith("center-"):
+        return _("center card %(n)s") % {"n": int(value.split("-")[1]) + 1}
+    if isinstance(value, int):
+        return _("%(player)s's card") % {"player": names.get(value, _("seat %(n)s") % {
+            "n": value})}
+    return str(value)
+
+
+def move_label(move: dict, names: dict[int, str]) -> str:
+    """A legal move as a button's words ("Exchange with bob's card, really")."""
+    kind = move.get("type")
+    if kind == "exchange":
+        if move.get("swap"):
+            return _("Exchange with %(slot)s (really swap)") % {
+                "slot": slot(move.get("target"), names)}
+        return _("Exchange with %(slot)s (only pretend)") % {
+            "slot": slot(move.get("target"), names)}
+    if kind == "look":
+        return _("Look at your card")
+    if kind == "announce":
+        return _("Announce: I am the %(mask)s") % {"mask": mask(move.get("mask"))}
+    if kind == "claim":
+        return _("Claim: I am the announced mask")
+    if kind == "pass":
+        return _("Pass")
+    if kind in ("spy", "princess", "guru", "crook"):
+        return _("Choose %(player)s") % {"player": seat_name(move.get("target"), names)}
+    if kind == "sorceress":
+        if move.get("target") is None:
+            return _("Keep your fortune")
+        return _("Exchange fortunes with %(player)s") % {
+            "player": seat_name(move.get("target"), names)}
+    if kind in ("spy_swap",):
+        return _("Swap the two cards") if move.get("swap") else _("Leave the cards")
+    if kind == "fool":
+        a, b = move.get("targets", [None, None])
+        verb = _("swap") if move.get("swap") else _("do not swap")
+        return _("%(a)s and %(b)s: %(verb)s") % {"a": seat_name(a, names),
+                                                 "b": seat_name(b, names), "verb": verb}
+    if kind == "puppeteer":
+        a, b = move.get("targets", [None, None])
+        return _("Take from %(a)s and %(b)s") % {"a": seat_name(a, names),
+                                                 "b": seat_name(b, names)}
+    if kind == "guru_answer":
+        return _("My mask is the %(mask)s") % {"mask": mask(move.get("mask"))}
+    if kind == "gambler":
+        return _("Hide %(hidden)s coin(s), %(player)s guesses") % {
+            "hidden": move.get("hidden"), "player": seat_name(move.get("target"), names)}
+    if kind == "gambler_guess":
+        return _("Guess %(guess)s") % {"guess": move.get("guess")}
+    return str(kind)
+
+
+MOVE_GROUPS = {
+    "exchange": gettext_lazy("Exchange"), "look": gettext_lazy("Look"),
+    "announce": gettext_lazy("Announce a mask"), "claim": gettext_lazy("Challenge"),
+    "pass": gettext_lazy("Challenge"),
+}
+
+
+def move_group(move: dict) -> str:
+    return str(MOVE_GROUPS.get(move.get("type"), _("Your power")))
+
+
+def sentence(event: dict, names: dict[int, str]) -> str:
+    """One event of the viewer's history in words."""
+    kind = event.get("type")
+    who = event.get("player") if isinstance(event.get("player"), str) else seat_name(
+        event.get("seat"), names)
+    if kind == "turn":
+        return (_("Preparatory turn of %(player)s.") if event.get("prep")
+                else _("Turn of %(player)s.")) % {"player": who}
+    if kind == "exchange":
+        target = slot(event.get("target"), names)
+        if "swapped" in event:
+            how = _("really swapped") if event["swapped"] else _("only pretended")
+            return _("%(player)s exchanged with %(target)s (you know: %(how)s).") % {
+                "player": who, "target": target, "how": how}
+        return _("%(player)s exchanged (or pretended to) with %(target)s.") % {
+            "player": who, "target": target}
+    if kind == "look":
+        if event.get("mask"):
+            return _("%(player)s looked at their card: the %(mask)s.") % {
+                "player": who, "mask": mask(event["mask"])}
+        return _("%(player)s looked at their card.") % {"player": who}
+    if kind == "announce":
+        return _("%(player)s announced: “I am the %(mask)s”.") % {
+            "player": who, "mask": mask(event.get("mask"))}
+    if kind == "claim":
+        return _("%(player)s claims to be the announced mask.") % {"player": who}
+    if kind == "pass":
+        return _("%(player)s passes.") % {"player": who}
+    if kind == "challenge_closed":
+        if event.get("claims"):
+            return _("The challenge closes: everyone involved reveals.")
+        return _("Nobody challenged.")
+    if kind == "reveal":
+        return _("%(player)s revealed %(mask)s.") % {
+            "player": who, "mask": (_("the %(mask)s") % {"mask": mask(event["mask"])}
+                                    if event.get("mask") else _("a card"))}
+    if kind == "fines":
+        return _("Wrong claims: %(count)s player(s) pay %(amount)s coin(s) to the Justice "
+                 "board.") % {"count": len(event.get("seats", [])),
+                              "amount": event.get("amount")}
+    if kind == "power":
+        if not event.get("mask"):  # forgotten (R9: log_masks off, a revealed holder's)
+            return _("%(player)s uses the power of their revealed card.") % {"player": who}
+        return _("%(player)s uses the power of the %(mask)s.") % {
+            "player": who, "mask": mask(event.get("mask"))}
+    if kind == "coins":
+        source, dest = event.get("from"), event.get("to")
+        def side(value):
+            if value == "bank":
+                return _("the Bank")
+            if value == "justice":
+                return _("the Justice board")
+            return seat_name(value, names)
+        return _("%(amount)s coin(s) from %(from)s to %(to)s.") % {
+            "amount": event.get("amount"), "from": side(source), "to": side(dest)}
+    if kind in ("spy", "princess", "guru", "crook", "sorceress", "gambler"):
+        target = event.get("target")
+        text = _("%(player)s chose %(target)s.") % {
+            "player": who, "target": seat_name(target, names) if target is not None
+            else _("nobody")}
+        if kind == "princess" and event.get("mask"):
+            text += " " + _("Their card is shown: the %(mask)s.") % {"mask": mask(event["mask"])}
+        if kind == "spy" and event.get("mask"):
+            text += " " + _("You saw: your card, the %(mine)s; theirs, the %(theirs)s.") % {
+                "mine": mask(event["mask"]), "theirs": mask(event.get("target_mask"))}
+        return text
+    if kind == "spy_swap":
+        if "swapped" in event:
+            return _("%(player)s %(how)s the two cards.") % {
+                "player": who, "how": _("swapped") if event["swapped"] else _("did not swap")}
+        return _("%(player)s swapped the two cards, or not.") % {"player": who}
+    if kind == "fool":
+        return _("%(player)s swapped two other players' cards, or not.") % {"player": who}
+    if kind in ("puppeteer", "seat_change"):
+        return _("%(player)s makes two players change seats.") % {"player": who}
+    if kind == "guru_answer":
+        return _("%(player)s says they are the %(mask)s.") % {
+            "player": who, "mask": mask(event.get("mask"))}
+    if kind == "gambler_guess":
+        return _("%(player)s guessed %(guess)s.") % {"player": who, "guess": event.get("guess")}
+    if kind == "end":
+        winners = ", ".join(seat_name(w, names) for w in event.get("winners", []))
+        return _("The game is over. Winner(s): %(winners)s.") % {"winners": winners}
+    return str(kind)

@@ -1,0 +1,542 @@
+"""The locked write core: the only code that changes a game under way.
+
+A write opens a :class:`Table`: the game row locked (``SELECT … FOR UPDATE``) until the end of the
+transaction, with its seats read under that lock. On it, any number of steps, each appending one
+move record in memory:
+
+- :meth:`Table.play`: a move of the rules (the engine checks it and returns the new state and its
+  events); a player's timeouts in a row are counted, and the table actions they call for (a seat
+  marked absent at ``absent_after`` timeouts, given back when its absent player acts) are taken
+  right there, on the game already locked;
+- :meth:`Table.act`: a table action (pause, resume, absent, back, replace, extend, abort:
+  ``games.engine.table``) and its effect on the site's rows.
+
+Then :func:`commit` writes everything at once: the records appended, the snapshot refreshed, the
+game's ``seq`` advanced and its ``version`` bumped (every change any viewer's answer shows bumps
+it: the ETag is built on it), the pending decisions rewritten by their difference with deadlines
+from their stored base (:mod:`games.deadlines`), the outbox rows of the messages written, and,
+once committed, the bots asked to play (once) and the near deadlines given a countdown, through
+:mod:`games.dispatch`. :func:`commit_many` does the same for several games in a few queries (a
+burst of timeouts).
+
+Locking duties: every function here runs inside ``transaction.atomic()`` with the game's row
+locked by :func:`open_table` (or by the sweep's ``SKIP LOCKED``); nothing here commits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils import timezone
+
+from games import deadlines, dispatch, notifications, selectors
+from games.catalog import get_game
+from games.engine import IllegalMove
+from games.engine.table import apply_table, is_table_move
+from games.errors import AlreadySeated, GameNotActive, Invalid, NotFound, StaleSeq
+from games.models import Game, MoveRecord, PendingDecision, Seat, Snapshot
+from mascarade_site.prepared import PreparedQuery, delete_rows, insert_rows, update_row
+
+logger = logging.getLogger(__name__)
+
+Actor = MoveRecord.Actor
+
+#: Deadline fallback when a game's options do not name the timer (seconds).
+DEFAULT_TIMEOUT = 86_400
+#: Deadlines at most this far away get a countdown task; the sweep finds every deadline anyway.
+COUNTDOWN_MAX = dt.timedelta(hours=1)
+
+#: The game statuses in which each table action may be taken.
+TABLE_ACTION_STATUSES = {
+    "pause": (Game.Status.ACTIVE,),
+    "resume": (Game.Status.PAUSED,),
+    "abort": (Game.Status.OPEN, Game.Status.ACTIVE, Game.Status.PAUSED),
+}
+TABLE_ACTION_DEFAULT_STATUSES = (Game.Status.ACTIVE, Game.Status.PAUSED)
+
+# Every write takes it: compiled once (mascarade_site.prepared).
+_LOCK = PreparedQuery(lambda pk: Game.objects.select_for_update(of=("self",))
+                      .select_related("snapshot", "created_by").filter(pk=pk).order_by(),
+                      uuid.UUID)
+
+
+def lock(game_id) -> Game:
+    """The game row, locked until the end of the transaction, with its snapshot and creator."""
+    found = _LOCK(game_id)
+    if not found:
+        raise NotFound("No such game.")
+    return found[0]
+
+
+_UNREAD = object()
+
+
+@dataclass
+class Table:
+    """A game locked for writing, what was read under the lock, and what the steps changed."""
+
+    game: Game
+    seats: list[Seat]
+    now: dt.datetime = field(default_factory=lambda: timezone.now())
+    #: The rows of ``PendingDecision`` (read on first need).
+    _pending: Any = _UNREAD
+    #: The engine state (loaded on first need; ``None`` before the start).
+    _state: Any = _UNREAD
+    #: A move of the rules changed the state since the lock (the snapshot is rewritten).
+    state_changed: bool = False
+    #: The rules' decisions must be matched again (after a move, a start).
+    resync: bool = False
+    #: The player who just moved (their decision is replaced even if the same kind is awaited).
+    mover: int | None = None
+    records: list[MoveRecord] = field(default_factory=list)
+    seats_changed: dict[int, set[str]] = field(default_factory=dict)
+    #: Pending rows changed in place by table actions: their fields to write.
+    pending_changed: dict[int, set[str]] = field(default_factory=dict)
+    #: Fields of the game row to write besides ``seq``, ``version`` and ``updated_at``.
+    game_fields: set[str] = field(default_factory=set)
+    ended: bool = False
+    started: bool = False
+    #: Bot decisions may have appeared or changed hands: look for them once committed.
+    bots_maybe: bool = False
+    #: Deadlines set or moved by table actions: countdowns for the near ones.
+    moved_deadlines: list[PendingDecision] = field(default_factory=list)
+    #: Pending rows made by the commits of this transaction.
+    created: list[PendingDecision] = field(default_factory=list)
+    #: Writes made by the commits of this transaction (records, or the start).
+    written: int = 0
+
+    # --- reads under the lock -----------------------------------------------------------------
+
+    @property
+    def state(self) -> Any:
+        if self._state is _UNREAD:
+            # (no refresh task: a move rewrites the snapshot at its commit)
+            self._state = selectors.load_state(self.game, ask_refresh=False)
+        return self._state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self._state = value
+
+    @property
+    def pending(self) -> list[PendingDecision]:
+        if self._pending is _UNREAD:
+            self._pending = selectors.PENDING(self.game.pk)
+        return self._pending
+
+    @pending.setter
+    def pending(self, rows: list[PendingDecision]) -> None:
+        self._pending = rows
+
+    def seat_at(self, position: int) -> Seat:
+        for seat in self.seats:
+            if seat.position == position:
+                return seat
+        raise Invalid({"player": [f"Seat {position} has nobody in it yet."]})
+
+    def loaded(self) -> selectors.Loaded:
+        """The game as read models see it (after :func:`commit`)."""
+        state = self.state
+        return selectors.Loaded(game=self.game, seats=self.seats, state=state,
+                                pending=self.pending if state is not None else [])
+
+    # --- steps ----------------------------------------------------------------------------
+
+    def _append(self, seat: Seat | None, actor: str, by_user, payload: Any,
+                events: list) -> MoveRecord:
+        self.game.seq += 1
+        record = MoveRecord(game=self.game, seq=self.game.seq, seat=seat, actor=actor,
+                            by_user=by_user if by_user is not None
+                            and by_user.is_authenticated else None,
+                            payload=payload, events=events)
+        self.records.append(record)
+        return record
+
+    def _seat_changed(self, seat: Seat, *names: str) -> None:
+        self.seats_changed.setdefault(seat.pk, set()).update(names)
+
+    def play(self, mover: int, move: Any, *, actor: str, by_user=None) -> MoveRecord:
+        """A move of the rules by the engine player ``mover``; the engine's errors are raised
+        before anything changes. Then the timeouts in a row are counted and the absence they
+        call for is taken on this table."""
+        if self.game.status != Game.Status.ACTIVE:
+            raise GameNotActive(f"This game is {self.game.status}: it takes no moves now.")
+        engine = get_game(self.game.kind)
+        new_state, events = engine.apply(self.state, mover, move)
+        seat = self.seat_at(mover)
+        record = self._append(seat, actor, by_user, move, events)
+        self.state, self.state_changed, self.resync, self.mover = new_state, True, True, mover
+        self.bots_maybe = True
+        result = engine.result(new_state)
+        if result is not None:
+            self.game.status = Game.Status.FINISHED
+            self.game.finished_at = self.now
+            self.game.winners = list(result.winner_seats)
+            self.game_fields |= {"status", "finished_at", "winners"}
+            self.ended = True
+        action = self._count_timeouts(seat, actor)
+        # (not once the game is over: its last move leaves the seats as they were)
+        if action == "absent" and not self.ended:
+            self.act("absent", player=seat.position,
+                     reason=f"{seat.timeouts_in_row} timeouts in a row")
+        elif action == "back" and not self.ended:
+            self.act("back", player=seat.position)
+        return record
+
+    def _count_timeouts(self, seat: Seat, actor: str) -> str | None:
+        """Count the seat's timeouts in a row; the table action they call for: ``"absent"`` at
+        the game's ``absent_after`` timeouts in a row, ``"back"`` when an absent player acted."""
+        if actor == Actor.TIMEOUT:
+            seat.timeouts_in_row += 1
+            self._seat_changed(seat, "timeouts_in_row")
+            limit = self.game.options.get("absent_after", 3)
+            if not seat.absent and isinstance(limit, int) and seat.timeouts_in_row >= limit:
+                return "absent"
+        elif actor == Actor.PLAYER:
+            if seat.absent:
+                return "back"
+            if seat.timeouts_in_row:
+                seat.timeouts_in_row = 0
+                self._seat_changed(seat, "timeouts_in_row")
+        return None
+
+    def act(self, action: str, *, actor: str = Actor.SYSTEM, by_user=None,
+            **fields: Any) -> MoveRecord:
+        """A table move (``{"type": "table", "action": action, **fields}``) and its effect on
+        the site's rows (see :func:`games.services.table.apply_table_move` for each action).
+
+        Raises the engine's ``MalformedMove`` / ``IllegalMove``, :class:`GameNotActive` for a
+        game in the wrong status, :class:`Invalid` for an empty seat or an unknown user."""
+        from accounts.models import User
+
+        game = self.game
+        allowed = TABLE_ACTION_STATUSES.get(action, TABLE_ACTION_DEFAULT_STATUSES)
+        if game.status not in allowed:
+            raise GameNotActive(f"This game is {game.status}: it cannot be {action}d now."
+                                if action in ("pause", "resume", "abort") else
+                                f"This game is {game.status}: nothing can change at its table.")
+        move: dict[str, Any] = {"type": "table", "action": action, **fields}
+        player = fields.get("player")
+        by_position = {seat.position: seat for seat in self.seats}
+        if action == "replace" and isinstance(player, int) and player in by_position:
+            move["previous"] = _occupant(by_position[player])
+        _table, events = apply_table(selectors.table_state(game), move, game.seat_count)
+        if isinstance(player, int) and player not in by_position:
+            raise Invalid({"player": [f"Seat {player} has nobody in it yet."]})
+        now = self.now
+        pending = self.pending if game.started_at is not None else []
+        if action == "pause":
+            game.status = Game.Status.PAUSED
+            away = selectors.intervals_for_rows(pending)
+            for row in pending:
+                ran = deadlines.running_time(away.get(row.user_id, ()), row.clock_from, now)
+                row.remaining = max(0, int(row.clock_seconds - ran))
+                self._row_changed(row, "remaining")
+            self.game_fields.add("status")
+        elif action == "resume":
+            game.status = Game.Status.ACTIVE
+            for row in pending:
+                if row.remaining is not None:
+                    row.clock_from, row.clock_seconds = now, row.remaining
+                row.remaining = None
+                self._row_changed(row, "remaining", "clock_from", "clock_seconds")
+            self._recompute(pending)
+            self.game_fields.add("status")
+            self.bots_maybe = True
+        elif action in ("absent", "back"):
+            seat = by_position[player]
+            seat.absent = action == "absent"
+            self._seat_changed(seat, "absent")
+            if action == "back":
+                seat.timeouts_in_row = 0
+                self._seat_changed(seat, "timeouts_in_row")
+            for row in pending:
+                if row.player == player:
+                    row.bot = _bot_plays(game, seat)
+                    self._row_changed(row, "bot")
+            if action == "absent":
+                notifications.marked_absent(game, seat)
+            self.bots_maybe = True
+        elif action == "extend":
+            rows = [row for row in pending if player is None or row.player == player]
+            if not rows:
+                raise IllegalMove("No decision is awaited" + (f" from seat {player}" if
+                                  player is not None else "") + ": there is no deadline to "
+                                  "extend.", code="nothing_to_extend")
+            for row in rows:
+                row.given_seconds += fields["seconds"]
+                if row.remaining is not None:
+                    row.remaining += fields["seconds"]
+                else:
+                    row.clock_seconds += fields["seconds"]
+                self._row_changed(row, "given_seconds", "remaining", "clock_seconds")
+            self._recompute([row for row in rows if row.remaining is None])
+        elif action == "replace":
+            seat = by_position[player]
+            kind, _, ident = fields["occupant"].partition(":")
+            if kind == "user":
+                user = User.objects.filter(pk=int(ident)).first()
+                if user is None:
+                    raise Invalid({"occupant": [f"There is no user {ident}."]})
+                if any(s.user_id == user.pk for s in self.seats if s.pk != seat.pk):
+                    raise AlreadySeated()
+                seat.user, seat.bot_kind = user, ""
+            else:
+                seat.user, seat.bot_kind = None, ident
+            self._seat_changed(seat, "user", "bot_kind")
+            for row in pending:
+                if row.player == player:
+                    row.user_id, row.bot = seat.user_id, _bot_plays(game, seat)
+                    self._row_changed(row, "user", "bot")
+            self._recompute([row for row in pending if row.player == player
+                             and row.remaining is None])
+            self.bots_maybe = True
+        elif action == "abort":
+            game.status = Game.Status.ABORTED
+            game.finished_at = now
+            self.game_fields |= {"status", "finished_at"}
+            self.ended = True
+        return self._append(by_position.get(player) if player is not None else None, actor,
+                            by_user, move, events)
+
+    def _row_changed(self, row: PendingDecision, *names: str) -> None:
+        self.pending_changed.setdefault(row.pk, set()).update(names)
+
+    def _recompute(self, rows: list[PendingDecision]) -> None:
+        """Deadlines (and reminders not yet sent) of running rows from their base and the
+        vacations in force; countdowns for the near ones."""
+        away = selectors.intervals_for_rows(rows)
+        for row in rows:
+            place(row, away.get(row.user_id, ()))
+            self._row_changed(row, "deadline", "remind_at")
+        self.moved_deadlines += rows
+
+
+def open_table(game_id, *, expected_seq: int | None = None) -> Table:
+    """Lock the game (:class:`NotFound` if there is none) and read its seats; with
+    ``expected_seq``, :class:`StaleSeq` unless the game is at that seq."""
+    game = lock(game_id)
+    if expected_seq is not None and expected_seq != game.seq:
+        raise StaleSeq(game.seq)
+    return Table(game=game, seats=selectors.seats_of(game))
+
+
+def _occupant(seat: Seat) -> str:
+    return f"bot:{seat.bot_kind}" if seat.is_bot else f"user:{seat.user_id}"
+
+
+def _bot_plays(game: Game, seat: Seat) -> bool:
+    """A bot decides for this seat: a bot seat, or an absent player's under the "bot" policy."""
+    return seat.is_bot or (seat.absent and game.options.get("absent_policy", "bot") == "bot")
+
+
+def _timeout(game: Game, timer: str) -> int:
+    value = game.options.get(timer, DEFAULT_TIMEOUT)
+    return value if isinstance(value, int) and value > 0 else DEFAULT_TIMEOUT
+
+
+def place(row: PendingDecision, away) -> None:
+    """Set a running row's deadline, and its reminder unless already sent (or a bot's), from
+    its stored base and its user's vacations."""
+    row.deadline = deadlines.deadline(away, row.clock_from, row.clock_seconds)
+    if row.remind_at is not None:
+        row.remind_at = deadlines.remind_at(away, row.clock_from, row.clock_seconds,
+                                            row.given_seconds)
+
+
+# --------------------------------------------------------------------------------------------
+# The commit
+
+
+def commit(table: Table) -> Table:
+    """Write what the steps did (see the module's text) and send, after the commit, the work it
+    calls for; returns ``table`` with ``pending`` current."""
+    commit_many([table])
+    finish([table])
+    return table
+
+
+def commit_many(tables: list[Table]) -> list[Table]:
+    """Write what the steps did on several locked games, in a few queries whatever their number
+    (the after-commit work is :func:`finish`'s, once the last round is written: the sweep
+    commits several rounds of timeouts in one transaction). The tables can take more steps
+    afterwards."""
+    tables = [table for table in tables if table.records or table.started]
+    if not tables:
+        return tables
+    now = tables[0].now
+    insert_rows([record for table in tables for record in table.records])
+    _write_snapshots(tables)
+    _write_seats(tables)
+    _write_games(tables, now)
+    _sync_pending(tables, now)
+    for table in tables:
+        if table.started:
+            notifications.game_started(table.game, table.seats)
+        if table.ended and table.game.status == Game.Status.FINISHED:
+            notifications.game_ended(table.game, table.seats)
+        table.written += len(table.records) or 1
+        table.records = []
+        table.seats_changed, table.pending_changed = {}, {}
+        table.state_changed = table.resync = table.started = table.ended = False
+        table.mover = None
+    return tables
+
+
+def finish(tables: list[Table]) -> None:
+    """Once committed: for each active game that changed, the bots asked to play (once), a
+    countdown for each near deadline this transaction set."""
+    for table in tables:
+        game = table.game
+        if not table.written or game.status != Game.Status.ACTIVE:
+            continue
+        if table.bots_maybe and any(row.bot for row in table.pending):
+            dispatch.play_bots(game.pk, game.seq)
+        current = {row.pk for row in table.pending if row.remaining is None and not row.bot}
+        schedule_countdowns(game.pk, [row for row in [*table.created, *table.moved_deadlines]
+                                      if row.pk in current], table.now)
+
+
+def schedule_countdowns(game_id, rows: list[PendingDecision], now: dt.datetime) -> None:
+    """A countdown task, sent after the commit, for each of these running human deadlines less
+    than :data:`COUNTDOWN_MAX` away (the sweep finds the others, and these too if the broker
+    is down). A countdown left for an old deadline finds it not due and does nothing."""
+    near = sorted({(row.pk, row.deadline) for row in rows
+                   if not row.bot and row.remaining is None
+                   and row.deadline - now <= COUNTDOWN_MAX})
+    if near:
+        dispatch.countdowns(game_id, near)
+
+
+def _write_snapshots(tables: list[Table]) -> None:
+    """The rules' state at each game's new seq: upserted where a move changed it; where only
+    table moves were appended, the current snapshot's seq follows (the state did not change)."""
+    changed = [table for table in tables if table.state_changed or table.started]
+    if changed:
+        insert_rows([Snapshot(game_id=table.game.pk, seq=table.game.seq,
+                              state=get_game(table.game.kind).to_json(table.state),
+                              updated_at=table.now) for table in changed],
+                    update_conflicts=(["game"], ["seq", "state", "updated_at"]))
+    for table in tables:
+        if table.state_changed or table.started or not table.records:
+            continue
+        before = table.records[0].seq - 1
+        Snapshot.objects.filter(game_id=table.game.pk, seq=before).update(seq=table.game.seq)
+        cached = selectors.cached_snapshot(table.game)
+        if cached is not None and cached.seq == before:
+            cached.seq = table.game.seq
+
+
+def _write_seats(tables: list[Table]) -> None:
+    by_fields: dict[tuple[str, ...], list[Seat]] = {}
+    for table in tables:
+        for seat in table.seats:
+            names = table.seats_changed.get(seat.pk)
+            if names:
+                by_fields.setdefault(tuple(sorted(names)), []).append(seat)
+    for names, seats in by_fields.items():
+        if len(seats) == 1:
+            update_row(seats[0], list(names))
+        else:
+            Seat.objects.bulk_update(seats, list(names))
+
+
+def _write_games(tables: list[Table], now: dt.datetime) -> None:
+    fields = {"seq", "version", "updated_at"}
+    for table in tables:
+        table.game.version += 1
+        table.game.updated_at = now
+        fields |= table.game_fields
+        table_seqs = [record.seq for record in table.records if is_table_move(record.payload)]
+        if table_seqs:
+            table.game.table_seqs = [*(table.game.table_seqs or []), *table_seqs]
+            fields.add("table_seqs")
+    ordered = sorted(fields)
+    if len(tables) == 1:
+        update_row(tables[0].game, ordered)
+    else:
+        Game.objects.bulk_update([table.game for table in tables], ordered)
+
+
+def _sync_pending(tables: list[Table], now: dt.datetime) -> None:
+    """Make the pending rows of each game mirror ``Game.pending(state)`` and write the rows
+    table actions changed.
+
+    A decision still awaited from a player who did not just move keeps its row, its base and
+    its deadline; every other one is replaced by a new row whose clock starts now. A game that
+    ended or was aborted keeps none. At most four queries, whatever the number and the length
+    of the games: the vacations of the players given a new decision (only when one has a
+    vacation ahead), one DELETE, one INSERT, one UPDATE per shape of in-place change."""
+    stale: list[int] = []
+    new: list[tuple[Table, PendingDecision, Seat]] = []
+    for table in tables:
+        game = table.game
+        if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
+            if game.status == Game.Status.ABORTED or table.resync:
+                stale += [row.pk for row in table.pending]
+                table.pending = []
+            continue
+        if not table.resync:
+            continue
+        engine = get_game(game.kind)
+        by_position = {seat.position: seat for seat in table.seats}
+        existing = {row.player: row for row in table.pending}
+        kept: list[PendingDecision] = []
+        for wanted in engine.pending(table.state):
+            row = existing.pop(wanted.player, None)
+            if (row is not None and wanted.player != table.mover and row.seat == wanted.seat
+                    and row.decision == wanted.decision):
+                kept.append(row)
+                continue
+            if row is not None:
+                existing[wanted.player] = row  # replaced: the old row goes
+            seat = by_position[wanted.player]
+            seconds = _timeout(game, wanted.timer)
+            bot = _bot_plays(game, seat)
+            row = PendingDecision(
+                game_id=game.pk, player=wanted.player, seat=wanted.seat,
+                decision=wanted.decision, seq=game.seq, clock_from=now, clock_seconds=seconds,
+                given_seconds=seconds, deadline=now + dt.timedelta(seconds=seconds),
+                remind_at=None if bot else now + dt.timedelta(
+                    seconds=seconds * deadlines.REMIND_AT),
+                user_id=seat.user_id, bot=bot)
+            if game.status == Game.Status.PAUSED:
+                row.remaining = seconds
+            new.append((table, row, seat))
+            kept.append(row)
+        stale += [row.pk for row in existing.values()]
+        table.pending = kept
+    # One query for the vacations of every human given a new decision who may have one.
+    away_users = {seat.user_id: seat.user for _table, row, seat in new
+                  if seat.user_id is not None and not row.bot
+                  and getattr(seat, "vacation_ahead", True)}
+    away = selectors.intervals_by_user(away_users.values(), now) if away_users else {}
+    for _table, row, seat in new:
+        if away.get(seat.user_id) and not row.bot:
+            place(row, away[seat.user_id])
+    stale_set = set(stale)
+    if stale:
+        delete_rows(PendingDecision, stale)
+    if new:
+        insert_rows([row for _table, row, _seat in new])
+    _write_changed_rows(tables, stale_set)
+    for table, row, _seat in new:
+        table.created.append(row)
+    fresh = [(table.game, table.created, table.seats) for table in tables if table.created]
+    if fresh:
+        notifications.decisions_awaited(fresh)
+
+
+def _write_changed_rows(tables: list[Table], stale: set[int]) -> None:
+    by_fields: dict[tuple[str, ...], list[PendingDecision]] = {}
+    for table in tables:
+        for row in table.pending:
+            names = table.pending_changed.get(row.pk)
+            if names and row.pk is not None and row.pk not in stale:
+                by_fields.setdefault(tuple(sorted(names)), []).append(row)
+    for names, rows in by_fields.items():
+        PendingDecision.objects.bulk_update(rows, list(names))

@@ -1,0 +1,33 @@
+"""The snapshot, a cache of a game's engine state at its seq: rebuilt and stored when a read
+found it missing or behind (reads never write: they ask for this by a task)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from games import selectors
+from games.catalog import get_game
+from games.errors import NotFound
+from games.models import Snapshot
+
+from .core import lock
+
+
+def refresh(game_id) -> bool:
+    """Store the state at the game's seq if its snapshot is missing or behind; idempotent.
+    Returns whether one was written."""
+    with transaction.atomic():
+        try:
+            game = lock(game_id)
+        except NotFound:
+            return False
+        if game.started_at is None:
+            return False
+        snap = selectors.cached_snapshot(game)
+        if snap is not None and snap.seq == game.seq:
+            return False
+        state = selectors.load_state(game, ask_refresh=False)
+        Snapshot.objects.update_or_create(
+            game_id=game.pk, defaults={"seq": game.seq,
+                                       "state": get_game(game.kind).to_json(state)})
+        return True

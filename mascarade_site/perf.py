@@ -1,0 +1,30 @@
+"""The switches of the site's performance tricks, so that a bench can show what each one buys.
+
+Each trick below uses only public extension points of Django, DRF, psycopg or Celery, and each
+can be switched off with ``PERF_OFF`` (a comma-separated list of names, in the environment or in
+``settings.PERF_OFF``), read at each use: ``bench/api_cpu.py`` switches them one at a time in the
+same process and prints CPU and statements per request with each on and off.
+
+=================  ==========================================================================
+``prepared``       the hot reads compiled once (:class:`mascarade_site.prepared.PreparedQuery`)
+``writes``         the hot writes built once per shape (``insert_rows``, ``update_row``,
+                   ``delete_rows`` in :mod:`mascarade_site.prepared`); off, the ORM's own
+``health``         the connection's health check by a look at its socket
+                   (:mod:`mascarade_site.postgres`); off, Django's ``SELECT 1``
+``lua_throttle``   the API throttles in one Redis round trip (``games/api/throttling.py``);
+                   off, DRF's read-then-write of the cache
+``gc_freeze``      long-lived objects of web and worker processes left out of the garbage
+                   collector's walks (:mod:`mascarade_site.memory`)
+=================  ==========================================================================
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+TRICKS = ("prepared", "writes", "health", "lua_throttle", "gc_freeze")
+
+
+def on(name: str) -> bool:
+    """Whether the trick ``name`` is switched on (the default)."""
+    return name not in settings.PERF_OFF

@@ -1,0 +1,95 @@
+"""With Redis down the API and the pages keep working: the throttles let requests through for a
+short, logged while, allauth's rate limits too (the cache reads as empty), moves go in, and
+/healthz says Redis is down. On a Redis the test starts, then stops."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+
+import pytest
+
+from games.api import throttling
+from tests.api.factories import PASSWORD, UserFactory, client_for
+from tests.api.helpers import game_url, start_game
+
+pytestmark = [pytest.mark.redis, pytest.mark.django_db]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def own_redis(tmp_path, settings, fast_passwords, eager_celery):
+    """A Redis of the test's own, used by the cache and the throttles; stopped by the test."""
+    import redis
+
+    port = _free_port()
+    server = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            redis.Redis.from_url(url).ping()
+            break
+        except redis.RedisError:
+            assert time.monotonic() < deadline, "the test's Redis did not start"
+            time.sleep(0.05)
+    settings.REDIS_URL = url
+    settings.CACHES = {"default": {
+        "BACKEND": "mascarade_site.cache.FailOpenRedisCache", "LOCATION": url, "KEY_PREFIX": "test",
+        "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5,
+                    "SOCKET_TIMEOUT": 0.5}}}
+    rates = {"user": "1000/minute", "anon": "1000/minute", "auth": "1000/minute"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    throttling._open_until = 0.0
+    yield server, url
+    server.kill()
+    server.wait(timeout=10)
+    throttling._open_until = 0.0
+
+
+def test_with_redis_down_the_api_and_the_pages_keep_working(own_redis, caplog):
+    import redis
+    from django.test import Client
+
+    server, url = own_redis
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:], options={"players": 4})
+    player = game.pending_decisions.get().player
+    mover = client_for(users[player])
+    # Up: the throttles count in this Redis.
+    assert client_for().get("/api/v1/games/").status_code == 200
+    assert redis.Redis.from_url(url).keys(f"{throttling.KEY_PREFIX}*")
+    server.terminate()
+    server.wait(timeout=10)
+    # Down: nothing fails.
+    assert client_for().get("/api/v1/games/").status_code == 200
+    assert mover.get(game_url(game.pk)).status_code == 200
+    legal = mover.get(game_url(game.pk, "legal-moves/")).json()
+    moved = mover.post(game_url(game.pk, "moves/"),
+                       {"move": legal["moves"][0], "expected_seq": legal["seq"]}, format="json")
+    assert moved.status_code == 201
+    assert client_for().post("/api/v1/auth/token/", {
+        "username": users[0].username, "password": PASSWORD}, format="json").status_code == 200
+    registered = client_for().post("/api/v1/auth/register/", {
+        "username": "newcomer", "email": "newcomer@example.org",
+        "password": "Correct-horse-88"}, format="json")
+    assert registered.status_code == 201
+    browser = Client()
+    assert browser.get("/accounts/login/").status_code == 200
+    login = browser.post("/accounts/login/", {"login": users[1].username,
+                                              "password": PASSWORD})
+    assert login.status_code == 302
+    assert browser.get("/").status_code == 200
+    assert "API throttles let requests through" in caplog.text
+    health = Client().get("/healthz")
+    assert health.status_code == 503
+    assert health.json()["redis"] == "down" and "redis" in health.json()["failing"]
