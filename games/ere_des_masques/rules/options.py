@@ -1,0 +1,144 @@
+"""L'Ère des Masques's game options: validation and defaults.
+
+:func:`normalize_options` returns a new dict holding every option, defaults filled in:
+
+===================== =========================================================== ============
+option                values                                                      default
+===================== =========================================================== ============
+``players``           2 (the game is for exactly two)                             2
+``move_timeout``      seconds, 60…1 209 600 (turn, discard, keep, assassinate)    86 400
+``challenge_timeout`` seconds, 30…604 800 (let it pass or counter)                43 200
+``absent_after``      consecutive timeouts before a seat is marked absent, 1…10   3
+``absent_policy``     ``"bot"`` (a bot plays for the absent seat) or ``"wait"``   ``"bot"``
+``deal``              staff only: the 40 cards top first, 8 of each kind, or null (seeded)
+``first_seat``        staff only: 0, 1 or null                                    (seeded)
+===================== =========================================================== ============
+
+The four site options (timeouts, absence) have Mascarade's names, ranges and defaults. ``deal``
+and ``first_seat`` are kept only when given (null included: null means "drawn from the seed", as
+when absent), so normalizing normalized options gives the same dict.
+
+How set-up reads ``deal`` (top of the deck first): cards 1–2 go face up to seat 0's zone, 3–4 to
+seat 1's, 5–9 to seat 0's hand, 10–14 to seat 1's hand, and cards 15–40 are the draw pile, top
+first (see :func:`games.ere_des_masques.rules.rules.setup`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from games.engine.base import InvalidOptions, spell
+
+from .cards import COPIES, DECK_SIZE, KINDS, PLAYERS
+
+OPTION_KEYS = ("players", "move_timeout", "challenge_timeout", "absent_after", "absent_policy",
+               "deal", "first_seat")
+
+CHOICES = {"absent_policy": ("bot", "wait")}
+DEFAULTS: dict[str, Any] = {
+    "players": PLAYERS,
+    "move_timeout": 86400,
+    "challenge_timeout": 43200,
+    "absent_after": 3,
+    "absent_policy": "bot",
+}
+RANGES = {
+    "move_timeout": (60, 1_209_600),
+    "challenge_timeout": (30, 604_800),
+    "absent_after": (1, 10),
+}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int(options: dict, key: str) -> int:
+    value = options[key]
+    if not _is_int(value):
+        raise InvalidOptions(f"The option {key!r} must be a whole number.",
+                             code="wrong_type", field=key)
+    low, high = RANGES[key]
+    if not low <= value <= high:
+        raise InvalidOptions(f"The option {key!r} must be between {low} and {high}; "
+                             f"got {spell(value)}.", code="out_of_range", field=key)
+    return value
+
+
+def _players(options: dict) -> int:
+    if "players" not in options:
+        return PLAYERS
+    value = options["players"]
+    if not _is_int(value):
+        raise InvalidOptions("The option 'players' must be a whole number (2).",
+                             code="wrong_type", field="players")
+    if value != PLAYERS:
+        raise InvalidOptions(f"L'Ère des Masques is a game for exactly 2 players; got "
+                             f"{spell(value)}.", code="out_of_range", field="players")
+    return value
+
+
+def _choice(options: dict, key: str) -> str:
+    value = options.get(key, DEFAULTS[key])
+    if not isinstance(value, str) or value not in CHOICES[key]:
+        allowed = ", ".join(repr(c) for c in CHOICES[key])
+        raise InvalidOptions(f"The option {key!r} must be one of {allowed}; got {spell(value)}.",
+                             code="invalid_choice", field=key)
+    return value
+
+
+def _deal(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise InvalidOptions("The option 'deal' must be a list of 40 card kinds (top of the "
+                             "deck first) or null.", code="wrong_type", field="deal")
+    for card in value:
+        if not isinstance(card, str):
+            raise InvalidOptions(f"The deal must list card kinds; {spell(card)} is not one. "
+                                 f"Kinds: {', '.join(KINDS)}.", code="wrong_type", field="deal")
+        if card not in KINDS:
+            raise InvalidOptions(f"{spell(card)} is not a card kind. Kinds: "
+                                 f"{', '.join(KINDS)}.", code="unknown_kind", field="deal")
+    tally = Counter(value)
+    if len(value) != DECK_SIZE or any(tally[kind] != COPIES for kind in KINDS):
+        found = ", ".join(f"{tally[kind]} {kind}" for kind in KINDS)
+        raise InvalidOptions(f"The deal must list the {DECK_SIZE} cards, {COPIES} of each kind; "
+                             f"it has {len(value)} ({found}).", code="deal_not_permutation",
+                             field="deal")
+    return list(value)
+
+
+def _first_seat(value: Any) -> int | None:
+    if value is None:
+        return None
+    if not _is_int(value):
+        raise InvalidOptions("The option 'first_seat' must be a seat number (0 or 1) or null.",
+                             code="wrong_type", field="first_seat")
+    if not 0 <= value < PLAYERS:
+        raise InvalidOptions(f"The first seat must be 0 or 1; got {spell(value)}.",
+                             code="out_of_range", field="first_seat")
+    return value
+
+
+def normalize_options(options: Any) -> dict[str, Any]:
+    """Validate L'Ère des Masques options and return them complete. Raises
+    :class:`InvalidOptions` (``field`` names the option)."""
+    if not isinstance(options, dict):
+        raise InvalidOptions("The options must be a JSON object.", code="wrong_type")
+    unknown = [k for k in options if k not in OPTION_KEYS]
+    if unknown:
+        key = unknown[0]
+        raise InvalidOptions(f"Unknown option {spell(key)}. Known options: "
+                             f"{', '.join(OPTION_KEYS)}.", code="unknown_option",
+                             field=key if isinstance(key, str) else spell(key))
+    out: dict[str, Any] = {"players": _players(options)}
+    for key in ("move_timeout", "challenge_timeout", "absent_after"):
+        out[key] = _int(options, key) if key in options else DEFAULTS[key]
+    out["absent_policy"] = _choice(options, "absent_policy")
+    if "deal" in options:
+        out["deal"] = _deal(options["deal"])
+    if "first_seat" in options:
+        out["first_seat"] = _first_seat(options["first_seat"])
+    return out
