@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     # The games, each a package registering itself in games.catalog (the README, "Adding a
     # game"); the first is the default where a page does not say which game.
     "games.mascarade",
+    "games.ere_des_masques",
     "moderation",
 ]
 

@@ -1,0 +1,199 @@
+"""L'Ère des Masques in words, in the viewer's language: the cards, the decisions, the moves as
+buttons, the history's sentences. Everything here is worded from a viewer's projection (a card a
+viewer may not know is absent from it, and so from the sentence)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
+
+from games.kit import seat_name, who
+
+from .rules.cards import KINDS
+
+#: The kinds' names (E1: named by their power; the French cards' own names).
+NAMES = {
+    "noble": pgettext_lazy("ere card", "the Noble"),
+    "recruiter": pgettext_lazy("ere card", "the Recruiter"),
+    "spy": pgettext_lazy("ere card", "the Spy"),
+    "brute": pgettext_lazy("ere card", "the Brute"),
+    "assassin": pgettext_lazy("ere card", "the Assassin"),
+}
+#: A kind's name as a card's title.
+TITLES = {
+    "noble": pgettext_lazy("ere card title", "Noble"),
+    "recruiter": pgettext_lazy("ere card title", "Recruiter"),
+    "spy": pgettext_lazy("ere card title", "Spy"),
+    "brute": pgettext_lazy("ere card title", "Brute"),
+    "assassin": pgettext_lazy("ere card title", "Assassin"),
+}
+POWERS = {
+    "noble": pgettext_lazy("ere power", "Draw 2 cards."),
+    "recruiter": pgettext_lazy("ere power",
+                               "Draw 5 cards, keep 1 in your hand, discard the other 4."),
+    "spy": pgettext_lazy("ere power", "Draw 1 card and look at your opponent's hand."),
+    "brute": pgettext_lazy("ere power", "Discard 1 card at random from your opponent's hand."),
+    "assassin": pgettext_lazy("ere power",
+                              "Discard 1 card of your choice from your opponent's play zone."),
+}
+
+
+def card(kind: Any) -> str:
+    return str(NAMES.get(kind, kind))
+
+
+def title(kind: Any) -> str:
+    return str(TITLES.get(kind, kind))
+
+
+def cards(kinds: list) -> str:
+    """Cards in words, grouped by kind in the rules' order ("2 × Noble, Spy")."""
+    counts = {kind: kinds.count(kind) for kind in KINDS if kind in kinds}
+    return ", ".join(f"{n} × {title(kind)}" if n > 1 else title(kind)
+                     for kind, n in counts.items())
+
+
+def decision(name: str) -> str:
+    words = {
+        "turn": _("draw 2 cards or play a card"),
+        "respond": _("let the card pass or counter it"),
+        "discard": _("discard a card from the hand"),
+        "keep": _("keep one of the recruited cards"),
+        "assassinate": _("choose the card the Assassin discards"),
+    }
+    return words.get(name, name)
+
+
+def move_group(move: dict) -> str:
+    kind = move.get("type")
+    if kind in ("draw", "play"):
+        return _("Your turn: draw 2 cards, or play a card face down")
+    if kind in ("let_pass", "counter"):
+        return _("The card played face down: let it pass, or counter it by naming its kind")
+    if kind == "discard":
+        return _("Discard a card from your hand")
+    if kind == "keep":
+        return _("The Recruiter: keep one card, the others are discarded")
+    if kind == "assassinate":
+        return _("The Assassin: discard a card from your opponent's zone")
+    return _("Your move")
+
+
+def move_label(move: dict, names: dict[int, str]) -> str:
+    kind, what = move.get("type"), card(move.get("card") or move.get("kind"))
+    if kind == "draw":
+        return _("Draw 2 cards")
+    if kind == "play":
+        return _("Play %(card)s") % {"card": what}
+    if kind == "let_pass":
+        return _("Let it pass")
+    if kind == "counter":
+        return _("Counter: it is %(card)s") % {"card": what}
+    if kind == "discard":
+        return _("Discard %(card)s") % {"card": what}
+    if kind == "keep":
+        return _("Keep %(card)s") % {"card": what}
+    if kind == "assassinate":
+        return _("Assassinate %(card)s") % {"card": what}
+    return str(kind)
+
+
+def _discard(event: dict, names: dict[int, str]) -> str:
+    whose = seat_name(event.get("seat"), names)
+    what = card(event.get("card"))
+    why = event.get("why")
+    if why == "brute":
+        return _("The Brute discards %(card)s from %(player)s's hand.") % {
+            "card": what, "player": whose}
+    if why == "assassin":
+        return _("The Assassin discards %(card)s from %(player)s's zone.") % {
+            "card": what, "player": whose}
+    if why == "countered":
+        return _("%(player)s's %(card)s goes to the discard pile.") % {
+            "player": whose, "card": title(event.get("card"))}
+    if why == "recruiter":
+        return _("%(player)s discards %(card)s among the recruited cards.") % {
+            "player": whose, "card": what}
+    return _("%(player)s discards %(card)s from their hand.") % {"player": whose, "card": what}
+
+
+def sentence(event: dict, names: dict[int, str]) -> str:
+    """One event of the viewer's history, from what the viewer saw of it."""
+    kind = event.get("type")
+    player = who(event, names)
+    shown = event.get("card")
+    if kind == "turn":
+        return _("%(player)s's turn.") % {"player": player}
+    if kind == "draw":
+        count = event.get("count", 0)
+        text = ngettext("%(player)s draws %(count)d card.", "%(player)s draws %(count)d cards.",
+                        count) % {"player": player, "count": count}
+        if event.get("cards"):
+            text += " " + _("(%(cards)s)") % {"cards": cards(event["cards"])}
+        return text
+    if kind == "play":
+        if shown:
+            return _("%(player)s plays %(card)s face down.") % {"player": player,
+                                                                "card": card(shown)}
+        return _("%(player)s plays a card face down.") % {"player": player}
+    if kind == "let_pass":
+        return _("%(player)s lets it pass.") % {"player": player}
+    if kind == "counter":
+        return _("%(player)s counters: “it is %(card)s”.") % {
+            "player": player, "card": card(event.get("kind"))}
+    if kind == "reveal":
+        text = _("The card is %(card)s.") % {"card": card(shown)}
+        if event.get("right") is True:
+            text += " " + _("The counter is right.")
+        elif event.get("right") is False:
+            text += " " + _("The counter is wrong.")
+        return text
+    if kind == "place":
+        return _("%(card)s joins %(player)s's zone.") % {"card": title(shown), "player": player}
+    if kind == "discard":
+        return _discard(event, names)
+    if kind == "power":
+        return _("%(card)s's power applies for %(player)s.") % {
+            "card": title(event.get("kind")), "player": player}
+    if kind == "spy":
+        target = seat_name(event.get("target"), names)
+        if "hand" in event:
+            return _("%(player)s looks at %(target)s's hand: %(cards)s.") % {
+                "player": player, "target": target,
+                "cards": cards(event["hand"]) or _("empty")}
+        return _("%(player)s looks at %(target)s's hand.") % {"player": player,
+                                                                "target": target}
+    if kind == "recruit":
+        count = event.get("count", 0)
+        text = ngettext("%(player)s recruits %(count)d card.",
+                        "%(player)s recruits %(count)d cards.", count) % {
+            "player": player, "count": count}
+        if event.get("cards"):
+            text += " " + _("(%(cards)s)") % {"cards": cards(event["cards"])}
+        return text
+    if kind == "keep":
+        if shown:
+            return _("%(player)s keeps %(card)s.") % {"player": player, "card": card(shown)}
+        return _("%(player)s keeps one of the recruited cards.") % {"player": player}
+    if kind == "reshuffle":
+        return _("The discard pile is shuffled into a new draw pile (%(count)d cards).") % {
+            "count": event.get("count", 0)}
+    if kind == "end":
+        return end_words(event.get("reason"), event.get("kind"),
+                         [seat_name(w, names) for w in event.get("winners", [])])
+    return str(kind)
+
+
+def end_words(reason: Any, kind: Any, winners: list[str]) -> str:
+    if reason == "four_of_a_kind":
+        return _("%(winner)s wins with four of %(card)s.") % {
+            "winner": ", ".join(winners), "card": card(kind)}
+    if reason == "five_kinds":
+        return _("%(winner)s wins with the five kinds.") % {"winner": ", ".join(winners)}
+    if reason == "stalemate":
+        return _("The game ends without a winner: nothing was left to draw and nobody played.")
+    if reason == "turn_limit":
+        return _("The game ends without a winner: the turn limit was reached.")
+    return _("The game is over.")

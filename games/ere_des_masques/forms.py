@@ -1,0 +1,32 @@
+"""L'Ère des Masques's create form: the deadlines and what happens to an absent player; its
+checks are the rules' own (``normalize_options``). The staff-only ``deal`` and ``first_seat``
+are the API's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy
+
+from games.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm
+
+
+class EreOptionsForm(GameOptionsForm):
+    field_order = ["move_timeout", "challenge_timeout", "absent_policy", "private", "bots"]
+
+    move_timeout = forms.TypedChoiceField(label=gettext_lazy("Time for a turn"), coerce=int,
+                                          choices=TIMEOUTS, initial=86_400)
+    challenge_timeout = forms.TypedChoiceField(
+        label=gettext_lazy("Time to let a card pass or counter it"), coerce=int,
+        choices=SHORT_TIMEOUTS, initial=12 * 3600)
+    absent_policy = forms.ChoiceField(
+        label=gettext_lazy("When a player misses three deadlines in a row"), initial="bot",
+        choices=[("bot", gettext_lazy("a bot plays for them until they come back")),
+                 ("wait", gettext_lazy("the site keeps playing the defaults for them"))])
+
+    def options(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {"players": 2, **{key: data[key] for key in
+                                 ("move_timeout", "challenge_timeout", "absent_policy")
+                                 if data.get(key) not in (None, "")}}
