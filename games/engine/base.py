@@ -126,6 +126,36 @@ class GameOver(IllegalMove):
     default_code = "game_over"
 
 
+def move_fields(move: Any, fields: dict[str, list[str]]) -> tuple[str, dict[str, Any]]:
+    """The type of a move and its fields' raw values, checked for shape only: ``move`` must be an
+    object whose ``type`` is one of ``fields`` and which has exactly that type's fields
+    (``fields[type]``, their names). Raises :class:`MalformedMove` (``not_an_object``,
+    ``missing_field``, ``unknown_move_type``, ``unexpected_field``) with the same words in every
+    game; each game then checks the values."""
+    if not isinstance(move, dict):
+        raise MalformedMove('A move must be a JSON object with a "type" field.',
+                            code="not_an_object")
+    mtype = move.get("type")
+    if not isinstance(mtype, str) or mtype not in fields:
+        known = ", ".join(fields)
+        if "type" not in move:
+            raise MalformedMove(f'A move needs a "type" field; known types: {known}.',
+                                code="missing_field")
+        raise MalformedMove(f"Unknown move type ({spell(mtype)}); known types: {known}.",
+                            code="unknown_move_type")
+    names = fields[mtype]
+    for key in move:
+        if key != "type" and key not in names:
+            takes = ", ".join(repr(n) for n in names) or "no other field"
+            raise MalformedMove(f"The {mtype!r} move has an unexpected field ({spell(key)}); it "
+                                f"takes {takes}.", code="unexpected_field")
+    for name in names:
+        if name not in move:
+            raise MalformedMove(f"The {mtype!r} move needs the field {name!r}.",
+                                code="missing_field")
+    return mtype, {name: move[name] for name in names}
+
+
 @dataclass(frozen=True)
 class Pending:
     """A decision the game waits for.

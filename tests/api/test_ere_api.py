@@ -239,3 +239,75 @@ def test_answers_match_the_game_s_schema(users):
                                                       components))
     for move in answer["you"]["legal_moves"]:
         jsonschema.validate(move, _json_schema(components["EreDesMasquesMove"], components))
+
+
+def test_deadlines_absence_bots_pause_and_the_moderators_table_serve_it_too(
+        users, django_capture_on_commit_callbacks):
+    """The same site code as Mascarade's: a passed deadline plays the rules' default (by actor
+    ``timeout``), two in a row mark the seat absent and a bot plays it, a pause asked by both
+    players pauses the game, a moderator opens the full table (both hands) and a player cannot."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from games import services
+    from games.models import MoveRecord, PendingDecision, Seat
+
+    with mock.patch("games.services.lobby.secrets.randbits", return_value=13):
+        body = services.create_game(users[0], "ere_des_masques", {"absent_after": 2}).body
+    services.join_game(users[1], body["id"])
+    game = Game.objects.get(pk=body["id"])
+    row = PendingDecision.objects.get(game=game)
+    absent_player = row.player
+    for _ in range(6):
+        if Seat.objects.get(game=game, position=absent_player).absent:
+            break
+        row = PendingDecision.objects.filter(game=game).first()
+        if row.player == absent_player:
+            PendingDecision.objects.filter(pk=row.pk).update(
+                deadline=timezone.now() - dt.timedelta(seconds=1))
+            with django_capture_on_commit_callbacks(execute=True):
+                assert services.resolve_due_deadlines() == 1
+        else:
+            with django_capture_on_commit_callbacks(execute=True):
+                services.submit_move(game.pk, {"type": "draw"} if row.decision == "turn"
+                                     else {"type": "let_pass"}, user=users[row.player])
+    timeouts = MoveRecord.objects.filter(game=game, actor="timeout")
+    assert timeouts.count() == 2 and {m.payload["type"] for m in timeouts} <= {"draw",
+                                                                               "let_pass"}
+    assert Seat.objects.get(game=game, position=absent_player).absent
+    # The bot plays the absent seat whenever it is awaited (eager Celery in these tests).
+    other = 1 - absent_player
+    for _ in range(20):
+        game.refresh_from_db()
+        if MoveRecord.objects.filter(game=game, actor="bot").exists() or game.status != "active":
+            break
+        row = PendingDecision.objects.filter(game=game, player=other).first()
+        if row is not None:
+            with django_capture_on_commit_callbacks(execute=True):
+                services.submit_move(game.pk, {"type": "draw"} if row.decision == "turn"
+                                     else {"type": "let_pass"}, user=users[other])
+    assert MoveRecord.objects.filter(game=game, actor="bot",
+                                     seat__position=absent_player).exists()
+    # A pause asked by every human player.
+    game.refresh_from_db()
+    if game.status == "active":
+        for user in users[:2]:
+            assert client_for(user).post(game_url(game.pk, "pause/"), {"pause": True},
+                                         format="json").status_code == 200
+        assert Game.objects.get(pk=game.pk).status == "paused"
+    # The moderators' full table shows both hands; a player may not open it.
+    from django.contrib.auth.models import Group
+
+    from moderation.models import ModerationLog
+    from moderation.services import MODERATORS_GROUP
+
+    moderator = users[2]
+    moderator.groups.add(Group.objects.get_or_create(name=MODERATORS_GROUP)[0])
+    full = client_for(moderator).get(f"/api/v1/moderation/games/{game.pk}/full/")
+    assert full.status_code == 200, full.json()
+    assert ModerationLog.objects.filter(action="full_table").exists()
+    secret = _truth(game.pk)["moderator"]
+    assert full.json()["state"]["moderator"]["hands"] == secret["hands"]
+    assert client_for(users[0]).get(f"/api/v1/moderation/games/{game.pk}/full/"
+                                    ).status_code == 403

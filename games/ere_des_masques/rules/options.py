@@ -29,62 +29,35 @@ from collections import Counter
 from typing import Any
 
 from games.engine.base import InvalidOptions, spell
+from games.engine.options import (
+    SITE_CHOICES,
+    SITE_DEFAULTS,
+    SITE_RANGES,
+    is_int,
+    known_options,
+    site_options,
+)
 
 from .cards import COPIES, DECK_SIZE, KINDS, PLAYERS
 
 OPTION_KEYS = ("players", "move_timeout", "challenge_timeout", "absent_after", "absent_policy",
                "deal", "first_seat")
 
-CHOICES = {"absent_policy": ("bot", "wait")}
-DEFAULTS: dict[str, Any] = {
-    "players": PLAYERS,
-    "move_timeout": 86400,
-    "challenge_timeout": 43200,
-    "absent_after": 3,
-    "absent_policy": "bot",
-}
-RANGES = {
-    "move_timeout": (60, 1_209_600),
-    "challenge_timeout": (30, 604_800),
-    "absent_after": (1, 10),
-}
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _int(options: dict, key: str) -> int:
-    value = options[key]
-    if not _is_int(value):
-        raise InvalidOptions(f"The option {key!r} must be a whole number.",
-                             code="wrong_type", field=key)
-    low, high = RANGES[key]
-    if not low <= value <= high:
-        raise InvalidOptions(f"The option {key!r} must be between {low} and {high}; "
-                             f"got {spell(value)}.", code="out_of_range", field=key)
-    return value
+CHOICES = dict(SITE_CHOICES)
+DEFAULTS: dict[str, Any] = {"players": PLAYERS, **SITE_DEFAULTS}
+RANGES = dict(SITE_RANGES)
 
 
 def _players(options: dict) -> int:
     if "players" not in options:
         return PLAYERS
     value = options["players"]
-    if not _is_int(value):
+    if not is_int(value):
         raise InvalidOptions("The option 'players' must be a whole number (2).",
                              code="wrong_type", field="players")
     if value != PLAYERS:
         raise InvalidOptions(f"L'Ère des Masques is a game for exactly 2 players; got "
                              f"{spell(value)}.", code="out_of_range", field="players")
-    return value
-
-
-def _choice(options: dict, key: str) -> str:
-    value = options.get(key, DEFAULTS[key])
-    if not isinstance(value, str) or value not in CHOICES[key]:
-        allowed = ", ".join(repr(c) for c in CHOICES[key])
-        raise InvalidOptions(f"The option {key!r} must be one of {allowed}; got {spell(value)}.",
-                             code="invalid_choice", field=key)
     return value
 
 
@@ -113,7 +86,7 @@ def _deal(value: Any) -> list[str] | None:
 def _first_seat(value: Any) -> int | None:
     if value is None:
         return None
-    if not _is_int(value):
+    if not is_int(value):
         raise InvalidOptions("The option 'first_seat' must be a seat number (0 or 1) or null.",
                              code="wrong_type", field="first_seat")
     if not 0 <= value < PLAYERS:
@@ -125,18 +98,9 @@ def _first_seat(value: Any) -> int | None:
 def normalize_options(options: Any) -> dict[str, Any]:
     """Validate L'Ère des Masques options and return them complete. Raises
     :class:`InvalidOptions` (``field`` names the option)."""
-    if not isinstance(options, dict):
-        raise InvalidOptions("The options must be a JSON object.", code="wrong_type")
-    unknown = [k for k in options if k not in OPTION_KEYS]
-    if unknown:
-        key = unknown[0]
-        raise InvalidOptions(f"Unknown option {spell(key)}. Known options: "
-                             f"{', '.join(OPTION_KEYS)}.", code="unknown_option",
-                             field=key if isinstance(key, str) else spell(key))
+    known_options(options, OPTION_KEYS)
     out: dict[str, Any] = {"players": _players(options)}
-    for key in ("move_timeout", "challenge_timeout", "absent_after"):
-        out[key] = _int(options, key) if key in options else DEFAULTS[key]
-    out["absent_policy"] = _choice(options, "absent_policy")
+    out.update(site_options(options))
     if "deal" in options:
         out["deal"] = _deal(options["deal"])
     if "first_seat" in options:

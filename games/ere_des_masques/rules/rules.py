@@ -71,7 +71,15 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from games.engine.base import GameOver, IllegalMove, MalformedMove, NotYourDecision, Pending, spell
+from games.engine.base import (
+    GameOver,
+    IllegalMove,
+    MalformedMove,
+    NotYourDecision,
+    Pending,
+    move_fields,
+    spell,
+)
 from games.engine.rng import below, seed_state, shuffle
 
 from .cards import (
@@ -232,28 +240,8 @@ def _kind(mtype: str, name: str, value: Any) -> str:
 
 def parse_move(move: Any) -> tuple[str, list[str]]:
     """``(type, field values)`` of a well-formed move; :class:`MalformedMove` otherwise."""
-    if not isinstance(move, dict):
-        raise _malformed('A move must be a JSON object with a "type" field.', "not_an_object")
-    mtype = move.get("type")
-    if not isinstance(mtype, str) or mtype not in MOVE_FIELDS:
-        known = ", ".join(MOVE_FIELDS)
-        if "type" not in move:
-            raise _malformed(f'A move needs a "type" field; known types: {known}.',
-                             "missing_field")
-        raise _malformed(f"Unknown move type ({spell(mtype)}); known types: {known}.",
-                         "unknown_move_type")
-    names = MOVE_FIELDS[mtype]
-    for key in move:
-        if key != "type" and key not in names:
-            takes = ", ".join(repr(n) for n in names) or "no other field"
-            raise _malformed(f"The {mtype!r} move has an unexpected field ({spell(key)}); it "
-                             f"takes {takes}.", "unexpected_field")
-    values = []
-    for name in names:
-        if name not in move:
-            raise _malformed(f"The {mtype!r} move needs the field {name!r}.", "missing_field")
-        values.append(_kind(mtype, name, move[name]))
-    return mtype, values
+    mtype, raw = move_fields(move, {t: list(names) for t, names in MOVE_FIELDS.items()})
+    return mtype, [_kind(mtype, name, value) for name, value in raw.items()]
 
 
 # --------------------------------------------------------------------------------------------

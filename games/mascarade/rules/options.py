@@ -20,6 +20,15 @@ from collections import Counter
 from typing import Any
 
 from games.engine.base import InvalidOptions, spell
+from games.engine.options import (
+    SITE_CHOICES,
+    SITE_DEFAULTS,
+    SITE_RANGES,
+    choice,
+    is_int,
+    known_options,
+    whole_number,
+)
 
 from .data import (
     CENTER_CARDS,
@@ -37,49 +46,27 @@ OPTION_KEYS = ("players", "scenario", "masks", "center", "challenge_mode", "move
 CHOICES = {
     "scenario": ("A", "B", "custom"),
     "challenge_mode": ("sequential", "simultaneous"),
-    "absent_policy": ("bot", "wait"),
+    **SITE_CHOICES,
 }
 DEFAULTS: dict[str, Any] = {
     "scenario": "A",
     "challenge_mode": "sequential",
-    "move_timeout": 86400,
-    "challenge_timeout": 43200,
     "log_masks": True,
-    "absent_after": 3,
-    "absent_policy": "bot",
+    **SITE_DEFAULTS,
 }
 RANGES = {
     "players": (MIN_PLAYERS, MAX_PLAYERS),
-    "move_timeout": (60, 1_209_600),
-    "challenge_timeout": (30, 604_800),
-    "absent_after": (1, 10),
     "center": (0, 2),
+    **SITE_RANGES,
 }
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _int(options: dict, key: str) -> int:
-    value = options[key]
-    if not _is_int(value):
-        raise InvalidOptions(f"The option {key!r} must be a whole number.",
-                             code="wrong_type", field=key)
-    low, high = RANGES[key]
-    if not low <= value <= high:
-        raise InvalidOptions(f"The option {key!r} must be between {low} and {high}; "
-                             f"got {spell(value)}.", code="out_of_range", field=key)
-    return value
+    return whole_number(options, key, *RANGES[key])
 
 
 def _choice(options: dict, key: str) -> str:
-    value = options.get(key, DEFAULTS[key])
-    if not isinstance(value, str) or value not in CHOICES[key]:
-        allowed = ", ".join(repr(c) for c in CHOICES[key])
-        raise InvalidOptions(f"The option {key!r} must be one of {allowed}; got {spell(value)}.",
-                             code="invalid_choice", field=key)
-    return value
+    return choice(options, key, CHOICES[key], DEFAULTS[key])
 
 
 def _mask_list(options: dict, key: str) -> list[str]:
@@ -92,14 +79,7 @@ def _mask_list(options: dict, key: str) -> list[str]:
 
 def normalize_options(options: Any) -> dict[str, Any]:
     """Validate Mascarade options and return them complete. Raises :class:`InvalidOptions`."""
-    if not isinstance(options, dict):
-        raise InvalidOptions("The options must be a JSON object.", code="wrong_type")
-    unknown = [k for k in options if k not in OPTION_KEYS]
-    if unknown:
-        key = unknown[0]
-        raise InvalidOptions(f"Unknown option {spell(key)}. Known options: "
-                             f"{', '.join(OPTION_KEYS)}.", code="unknown_option",
-                             field=key if isinstance(key, str) else spell(key))
+    known_options(options, OPTION_KEYS)
     if "players" not in options:
         raise InvalidOptions("The number of players is required (4 to 12).",
                              code="required", field="players")
@@ -166,7 +146,7 @@ def normalize_options(options: Any) -> dict[str, Any]:
         out["deal"] = deal
     if "first_seat" in options:
         first = options["first_seat"]
-        if not _is_int(first):
+        if not is_int(first):
             raise InvalidOptions("The option 'first_seat' must be a seat number.",
                                  code="wrong_type", field="first_seat")
         if not 0 <= first < players:

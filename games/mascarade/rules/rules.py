@@ -14,7 +14,15 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from games.engine.base import GameOver, IllegalMove, MalformedMove, NotYourDecision, Pending, spell
+from games.engine.base import (
+    GameOver,
+    IllegalMove,
+    MalformedMove,
+    NotYourDecision,
+    Pending,
+    move_fields,
+    spell,
+)
 from games.engine.rng import below, seed_state, shuffle
 
 from .data import MASKS, PREP_TURNS, START_COINS, WIN_COINS
@@ -328,29 +336,9 @@ def _field(s: State, mtype: str, name: str, kind: str, value: Any) -> Any:
 
 def parse_move(s: State, move: Any) -> tuple[str, list[Any]]:
     """``(type, field values)`` of a well-formed move; :class:`MalformedMove` otherwise."""
-    if not isinstance(move, dict):
-        raise _malformed('A move must be a JSON object with a "type" field.', "not_an_object")
-    mtype = move.get("type")
-    if not isinstance(mtype, str) or mtype not in MOVE_FIELDS:
-        known = ", ".join(MOVE_FIELDS)
-        if "type" not in move:
-            raise _malformed(f'A move needs a "type" field; known types: {known}.',
-                             "missing_field")
-        raise _malformed(f"Unknown move type ({spell(mtype)}); known types: {known}.",
-                         "unknown_move_type")
-    spec = MOVE_FIELDS[mtype]
-    names = [name for name, _kind in spec]
-    for key in move:
-        if key != "type" and key not in names:
-            takes = ", ".join(repr(n) for n in names) or "no other field"
-            raise _malformed(f"The {mtype!r} move has an unexpected field ({spell(key)}); it "
-                             f"takes {takes}.", "unexpected_field")
-    values = []
-    for name, kind in spec:
-        if name not in move:
-            raise _malformed(f"The {mtype!r} move needs the field {name!r}.", "missing_field")
-        values.append(_field(s, mtype, name, kind, move[name]))
-    return mtype, values
+    mtype, raw = move_fields(move, {t: [name for name, _kind in spec]
+                                    for t, spec in MOVE_FIELDS.items()})
+    return mtype, [_field(s, mtype, name, kind, raw[name]) for name, kind in MOVE_FIELDS[mtype]]
 
 
 # --------------------------------------------------------------------------------------------
