@@ -45,10 +45,15 @@ def seat_name(value: Any, names: dict[int, str]) -> str:
     return str(value)
 
 
+def acting_player(event: dict, names: dict[int, str]) -> str:
+    """The acting player of an event: its (already named) ``player``, else its seat's name."""
+    player = event.get("player")
+    return player if isinstance(player, str) else seat_name(event.get("seat"), names)
+
+
 def table_sentence(event: dict, names: dict[int, str]) -> str:
     """A table event (``games.engine.table``: pause, absence, abort...) in words."""
-    who = event.get("player") if isinstance(event.get("player"), str) else seat_name(
-        event.get("seat"), names)
+    who = acting_player(event, names)
     action = event.get("action")
     words = {
         "pause": _("The game is paused."), "resume": _("The game resumes."),
@@ -59,12 +64,6 @@ def table_sentence(event: dict, names: dict[int, str]) -> str:
         "abort": _("The game was aborted: %(reason)s") % {"reason": event.get("reason", "")},
     }
     return words.get(action, str(action))
-
-
-def who(event: dict, names: dict[int, str]) -> str:
-    """The acting player of an event: its (already named) ``player``, else its seat's name."""
-    player = event.get("player")
-    return player if isinstance(player, str) else seat_name(event.get("seat"), names)
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 
-from games.kit import seat_name, who
+from games.kit import acting_player, seat_name
 
 from .rules.cards import KINDS
 
@@ -122,7 +122,7 @@ def _discard(event: dict, names: dict[int, str]) -> str:
 def sentence(event: dict, names: dict[int, str]) -> str:
     """One event of the viewer's history, from what the viewer saw of it."""
     kind = event.get("type")
-    player = who(event, names)
+    player = acting_player(event, names)
     shown = event.get("card")
     if kind == "turn":
         return _("%(player)s's turn.") % {"player": player}

@@ -13,7 +13,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from games.kit import seat_name
+from games.kit import acting_player, seat_name
 
 from .rules.data import MASKS
 
@@ -148,8 +148,7 @@ def move_group(move: dict) -> str:
 def sentence(event: dict, names: dict[int, str]) -> str:
     """One event of the viewer's history in words."""
     kind = event.get("type")
-    who = event.get("player") if isinstance(event.get("player"), str) else seat_name(
-        event.get("seat"), names)
+    who = acting_player(event, names)
     if kind == "turn":
         return (_("Preparatory turn of %(player)s.") if event.get("prep")
                 else _("Turn of %(player)s.")) % {"player": who}

@@ -46,7 +46,6 @@ EXHAUSTIVE_SHARE = 0.1
 #: Minimal options per game id, for games that do not expose ``example_options(players)``.
 EXAMPLE_OPTIONS: dict[str, Callable[[int], dict[str, Any]]] = {
     "mascarade": lambda players: {"players": players},
-    "ere_des_masques": lambda players: {"players": players},
 }
 
 
