@@ -1,0 +1,33 @@
+"""The :class:`ShadowHouse` game object: the :class:`games.engine.base.Game` protocol over
+:mod:`.rules` and :mod:`.views` (:class:`games.engine.base.ModuleGame`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.engine.base import ModuleGame, Result
+
+from . import options, rules, views
+from .cards import MAX_PLAYERS, MIN_PLAYERS
+from .state import State
+
+
+class ShadowHouse(ModuleGame):
+    id = "shadow_house"
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
+    rules_module, views_module, options_module, state_class = rules, views, options, State
+
+    def example_options(self, players: int) -> dict[str, Any]:
+        """Minimal options for ``players`` (the protocol's simulation tests use them)."""
+        return {"players": players}
+
+    def result(self, state: State) -> Result | None:
+        if state.decision != "over":
+            return None
+        return Result(winner_seats=tuple(state.winners), winner_players=tuple(state.winners),
+                      reason=state.reason,
+                      details={"points": list(state.points), "case": state.case})
+
+
+GAME = ShadowHouse()
