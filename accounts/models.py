@@ -34,6 +34,9 @@ class User(AbstractUser):
         _("language"), max_length=8, choices=Language.choices, default=Language.ENGLISH
     )
     notify_email = models.BooleanField(_("email notifications"), default=True)
+    # The daily "new messages at your table" mail (only while email notifications are on).
+    notify_chat_digest = models.BooleanField(_("daily digest of new table chat messages"),
+                                             default=True)
     timezone = models.CharField(
         _("time zone"), max_length=64, default="UTC", validators=[validate_timezone]
     )
@@ -92,6 +95,29 @@ class Vacation(models.Model):
     @property
     def days(self) -> int:
         return (self.end - self.start).days + 1
+
+
+class ChatMute(models.Model):
+    """A user no longer sees another user's table chat messages (pages, API, digest): a
+    preference of the viewer's own, which the muted user never learns of."""
+
+    user = models.ForeignKey("accounts.User", on_delete=models.CASCADE,
+                             related_name="chat_mutes")
+    muted = models.ForeignKey("accounts.User", on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user_id", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "muted"], name="chat_mute_unique"),
+            models.CheckConstraint(condition=~models.Q(user=models.F("muted")),
+                                   name="chat_mute_not_oneself"),
+        ]
+        verbose_name = _("muted chat")
+        verbose_name_plural = _("muted chats")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} mutes {self.muted_id}"
 
 
 #: Vacation days a user may declare per calendar year.

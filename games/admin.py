@@ -17,12 +17,22 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from games.engine import EngineError
 
+from .catalog import find_kit
 from .errors import ApplicationError, Invalid, text_of
-from .models import Game, IdempotencyKey, MoveRecord, Notification, PendingDecision, Seat
+from .models import (
+    Game,
+    IdempotencyKey,
+    InboundMessage,
+    MoveRecord,
+    Notification,
+    PendingDecision,
+    Seat,
+)
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -98,10 +108,12 @@ def _moderation_action(name, label, work):
                 work(services, request.user, game, data)
                 done += 1
             except (ApplicationError, EngineError) as exc:
-                modeladmin.message_user(request, f"{game.pk}: {text_of(exc)}",
+                modeladmin.message_user(request,
+                                        f"{game.pk}: {text_of(exc, find_kit(game.kind))}",
                                         messages.ERROR)
         if done:
-            modeladmin.message_user(request, _("%(n)d game(s): done.") % {"n": done},
+            modeladmin.message_user(request, ngettext("%(n)d game: done.", "%(n)d games: done.",
+                                                      done) % {"n": done},
                                     messages.SUCCESS)
 
     action.__name__ = name
@@ -198,8 +210,8 @@ class SeatAdmin(ReadOnly):
 
 @admin.register(MoveRecord)
 class MoveRecordAdmin(ReadOnly):
-    list_display = ("game", "seq", "seat", "actor", "by_user", "created_at")
-    list_filter = ("actor",)
+    list_display = ("game", "seq", "seat", "actor", "channel", "by_user", "created_at")
+    list_filter = ("actor", "channel")
     search_fields = ("game__id",)
     list_select_related = ("seat", "by_user")
     ordering = ("game", "seq")
@@ -225,3 +237,30 @@ class NotificationAdmin(ReadOnly):
 class IdempotencyKeyAdmin(ReadOnly):
     list_display = ("user", "key", "created_at")
     exclude = ("response",)
+
+
+@admin.register(InboundMessage)
+class InboundMessageAdmin(ReadOnly):
+    """Every mail received, with what became of it. A mail's text may tell a secret move (a
+    swap or not): it is shown once its game is over, like the move records' content."""
+
+    list_display = ("received_at", "via", "sender", "status", "user", "game", "move_seq",
+                    "size")
+    list_filter = ("status", "via")
+    search_fields = ("sender", "message_id", "user__username", "game__id")
+    list_select_related = ("user", "game")
+    fields = ("received_at", "via", "message_id", "sender", "recipient", "subject", "size",
+              "status", "what_it_said", "user", "game", "move_seq")
+    readonly_fields = fields
+
+    def _told(self, obj) -> bool:
+        return obj.game is None or obj.game.status in (Game.Status.FINISHED,
+                                                       Game.Status.ABORTED)
+
+    @admin.display(description=_("command, detail and text"))
+    def what_it_said(self, obj):
+        if not self._told(obj):
+            return _("Shown once the game is over: a mail may tell a secret move.")
+        text = bytes(obj.raw).decode("utf-8", "replace")
+        return format_html("<p>{}</p><p>{}</p><pre style=\"white-space: pre-wrap\">{}</pre>",
+                           obj.command, obj.detail, text)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine import EngineError
+from django.utils.translation import gettext, gettext_noop
+
+from games.engine import EngineError, GameOver, InvalidOptions, MalformedMove, NotYourDecision
 
 
 class ApplicationError(Exception):
@@ -25,7 +27,7 @@ class ApplicationError(Exception):
 
     def __init__(self, message: str | None = None, *, code: str | None = None,
                  **extra: Any) -> None:
-        self.message = message or self.default_message
+        self.message = message or gettext(self.default_message)
         super().__init__(self.message)
         if code:
             self.code = code
@@ -56,12 +58,12 @@ class Invalid(ApplicationError):
 
 class Forbidden(ApplicationError):
     code = "forbidden"
-    default_message = "You are not allowed to do this."
+    default_message = gettext_noop("You are not allowed to do this.")
 
 
 class NotFound(ApplicationError):
     code = "not_found"
-    default_message = "Not found."
+    default_message = gettext_noop("Not found.")
 
 
 class Conflict(ApplicationError):
@@ -77,6 +79,10 @@ class StaleSeq(Conflict):
         super().__init__(f"The game is at seq {seq}, not at the expected_seq you sent: read it "
                          f"again and decide on the current position.", seq=seq)
 
+    def text(self) -> str:
+        # The API's message speaks of its fields; a page or a mail says it in words.
+        return gettext("The game moved on meanwhile: here it is now, decide again.")
+
 
 class GameNotActive(Conflict):
     code = "game_not_active"
@@ -84,19 +90,31 @@ class GameNotActive(Conflict):
 
 class GameFull(Conflict):
     code = "game_full"
-    default_message = "Every seat of this game is taken."
+    default_message = gettext_noop("Every seat of this game is taken.")
 
 
 class AlreadySeated(Conflict):
     code = "already_seated"
-    default_message = "You already have a seat in this game."
+    default_message = gettext_noop("You already have a seat in this game.")
 
 
 class DecisionGone(Conflict):
     """The decision an action named is no longer awaited (answered, or timed out, meanwhile)."""
 
     code = "decision_gone"
-    default_message = "That decision is no longer awaited: the game moved on."
+    default_message = gettext_noop("That decision is no longer awaited: the game moved on.")
+
+
+class RateLimited(ApplicationError):
+    """Too many requests of one kind in a while (a player's chat messages): ``retry_after`` is
+    the number of seconds after which the next one will be taken."""
+
+    code = "throttled"
+    default_message = gettext_noop("Too many requests: try again later.")
+
+    def __init__(self, retry_after: int, message: str | None = None):
+        self.retry_after = max(1, int(retry_after))
+        super().__init__(message, retry_after=self.retry_after)
 
 
 class IdempotencyConflict(ApplicationError):
@@ -110,10 +128,26 @@ class InvalidCredentials(ApplicationError):
     default_message = "Unable to log in with this username and password."
 
 
-def text_of(exc: Exception) -> str:
-    """What a page or the admin shows of a refusal: a service's or the rules'."""
+def text_of(exc: Exception, kit: Any = None) -> str:
+    """What a page, a mail or the admin shows of a refusal, in the active language: a
+    service's, or the rules' (``kit``, the game's :class:`games.kit.GameKit`, words the codes it
+    knows; any other is said by its class: the engine's own messages are English)."""
     if isinstance(exc, ApplicationError):
         return exc.text()
     if isinstance(exc, EngineError):
-        return exc.message
+        words = kit.error_words(exc) if kit is not None else None
+        return str(words) if words else engine_words(exc)
     return str(exc)
+
+
+def engine_words(exc: EngineError) -> str:
+    """A refusal of the rules said by its class alone, in the active language."""
+    if isinstance(exc, GameOver):
+        return gettext("The game is over.")
+    if isinstance(exc, NotYourDecision):
+        return gettext("The game is not waiting for a decision from you now.")
+    if isinstance(exc, MalformedMove):
+        return gettext("This is not a move of this game.")
+    if isinstance(exc, InvalidOptions):
+        return gettext("These options cannot make a game.")
+    return gettext("This move is not allowed now.")

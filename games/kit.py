@@ -15,7 +15,15 @@ mails, the bots' scheduling, the API); the kit says everything about the game it
 - the words of each decision, for the banners and the mails (:meth:`GameKit.decision_words`,
   :meth:`GameKit.decision_mail`);
 - its rules page section; its bots; the JSON Schemas of its options, moves, state and ``you``
-  for the OpenAPI schema (``docs/api/<game>.md`` says the same in words).
+  for the OpenAPI schema (``docs/api/<game>.md`` says the same in words);
+- the lines its rules put in the table chat (:meth:`GameKit.chat_lines`, e.g. a card's text
+  read out to everyone), and the label each such line is shown with
+  (:meth:`GameKit.chat_source_label`);
+- play by email: each legal move as a short command a player types in a mail
+  (:meth:`GameKit.command_words`, in the active language; :attr:`GameKit.free_text_moves` for a
+  move whose field is the player's own text), and the table as plain-text lines for a mail
+  (:meth:`GameKit.status_lines`). ``games.commands`` numbers, lists and reads them for every
+  game alike.
 
 Everything a kit renders comes from the viewer's projection (``games.selectors``): a sentence can
 never say more than the projection did.
@@ -29,9 +37,9 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
-from games.engine.base import Game, InvalidOptions
+from games.engine.base import EngineError, Game, InvalidOptions
 from games.engine.bots import Bot
 
 # --------------------------------------------------------------------------------------------
@@ -51,6 +59,44 @@ def acting_player(event: dict, names: dict[int, str]) -> str:
     return player if isinstance(player, str) else seat_name(event.get("seat"), names)
 
 
+def cards_in_words(cards: list, order: Any, title: Callable[[Any], str]) -> str:
+    """Cards in words, in the rules' ``order``, repeated ones counted ("2 × Alibi, Toby")."""
+    counts = {card: cards.count(card) for card in order if card in cards}
+    return ", ".join(f"{n} × {title(card)}" if n > 1 else title(card)
+                     for card, n in counts.items())
+
+
+def command_text(text: Any) -> str:
+    """A mail command as it is written: lower case, words separated by single spaces."""
+    return " ".join(str(text).lower().split())
+
+
+def waiting_line(board: Board, decision_words: Callable[[str], str]) -> str:
+    """Who the game waits for and for what ("Waiting for: bob (a turn)."), from the viewer's
+    ``state["awaiting"]`` (the viewer named "you"); empty when nobody is awaited."""
+    mine = (board.you or {}).get("seat")
+    items = []
+    for item in board.state.get("awaiting") or []:
+        who = _("you") if mine is not None and item.get("seat") == mine else (
+            seat_name(item.get("seat"), board.names))
+        items.append(f"{who} ({decision_words(item.get('decision', ''))})")
+    if not items:
+        return ""
+    return _("Waiting for: %(list)s.") % {"list": ", ".join(items)}
+
+
+def seat_line(seat: dict[str, Any], details: list[str]) -> str:
+    """One seat of the table in a mail: its player's name ("(you)" for the viewer's), then the
+    seat's details and the site's badges (bot, absent, on vacation), separated by " · "."""
+    name = str(seat.get("player", ""))
+    if seat.get("is_you"):
+        name += f" ({_('you')})"
+    badges = [_("bot") if seat.get("is_bot") else "", _("absent") if seat.get("absent") else "",
+              _("on vacation") if seat.get("vacation") else ""]
+    return _("%(player)s: %(details)s") % {
+        "player": name, "details": " · ".join(part for part in [*details, *badges] if part)}
+
+
 def table_sentence(event: dict, names: dict[int, str]) -> str:
     """A table event (``games.engine.table``: pause, absence, abort...) in words."""
     who = acting_player(event, names)
@@ -66,6 +112,37 @@ def table_sentence(event: dict, names: dict[int, str]) -> str:
     return words.get(action, str(action))
 
 
+def actor_note(actor: Any, stand_in_for: str | None = None) -> str:
+    """Who really played a move when its player did not choose it: the deadline's default (a
+    timeout, or a moderator's "timeout now"), or a bot standing in for an absent player; empty
+    for a move its player (or its own bot seat) chose."""
+    if actor == "timeout":
+        return _("played by the deadline's default")
+    if actor == "moderator":
+        return _("played by the deadline's default, at a moderator's request")
+    if actor == "bot" and stand_in_for:
+        return _("played by a bot standing in for %(player)s") % {"player": stand_in_for}
+    return ""
+
+
+def history_lines(kit: GameKit, events: list[dict], names: dict[int, str],
+                  stand_ins: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """The viewer's events (oldest first, each with its ``seq`` and ``actor``) as history lines
+    ``{"seq", "text", "by"}``: ``by`` says, on the first line of a move, who really played it
+    when its player did not (:func:`actor_note`); table events say it themselves."""
+    lines = []
+    noted: set[int] = set()
+    for event, then in zip(events, kit.names_then(events, names), strict=True):
+        table = event.get("type") == "table"
+        text = table_sentence(event, then) if table else kit.sentence(event, then)
+        by = ""
+        if not table and event.get("seq") not in noted:
+            noted.add(event.get("seq"))
+            by = actor_note(event.get("actor"), (stand_ins or {}).get(event.get("seq")))
+        lines.append({"seq": event.get("seq"), "text": text, "by": by})
+    return lines
+
+
 # --------------------------------------------------------------------------------------------
 # The create form
 
@@ -77,6 +154,45 @@ TIMEOUTS = [(3600, gettext_lazy("1 hour")), (4 * 3600, gettext_lazy("4 hours")),
 SHORT_TIMEOUTS = [(600, gettext_lazy("10 minutes")), (3600, gettext_lazy("1 hour")),
                   (4 * 3600, gettext_lazy("4 hours")), (12 * 3600, gettext_lazy("12 hours")),
                   (86_400, gettext_lazy("1 day"))]
+
+
+def ranking_lines(scores: list[tuple[str, int]], unit) -> list[str]:
+    """A final ranking: "1. bob: 14 coins", equal scores sharing a rank; ``unit`` words a score
+    (``lambda n: ngettext(...)``)."""
+    ordered = sorted(scores, key=lambda item: -item[1])
+    lines, rank = [], 0
+    for index, (name, score) in enumerate(ordered):
+        if index == 0 or score != ordered[index - 1][1]:
+            rank = index + 1
+        lines.append(_("%(rank)d. %(player)s: %(score)s") % {
+            "rank": rank, "player": name, "score": unit(score)})
+    return lines
+
+
+def speed_words(options: dict[str, Any]) -> str:
+    """A game's speed for the lobby: the time for a turn (its ``move_timeout``), in words."""
+    seconds = options.get("move_timeout")
+    if not isinstance(seconds, int) or seconds <= 0:
+        return ""
+    named = dict(TIMEOUTS).get(seconds) or dict(SHORT_TIMEOUTS).get(seconds)
+    if named is None:
+        hours = seconds / 3600
+        named = (ngettext("%(n)d day", "%(n)d days", round(hours / 24)) % {"n": round(hours / 24)}
+                 if hours >= 24 else
+                 ngettext("%(n)d hour", "%(n)d hours", max(1, round(hours))) % {
+                     "n": max(1, round(hours))} if hours >= 1 else
+                 ngettext("%(n)d minute", "%(n)d minutes", max(1, seconds // 60)) % {
+                     "n": max(1, seconds // 60)})
+    return _("%(time)s per turn") % {"time": named}
+
+
+def absent_policy_field() -> forms.ChoiceField:
+    """The create form's choice of what happens to a player who misses deadlines (a site
+    option every game takes: ``games.engine.options``)."""
+    return forms.ChoiceField(
+        label=gettext_lazy("When a player misses three deadlines in a row"), initial="bot",
+        choices=[("bot", gettext_lazy("a bot plays for them until they come back")),
+                 ("wait", gettext_lazy("the site keeps playing the defaults for them"))])
 
 
 class GameOptionsForm(forms.Form):
@@ -117,7 +233,9 @@ class GameOptionsForm(forms.Form):
             return data
         players = self.kit.rules.player_count(normalized)
         if data.get("bots") is not None and data["bots"] > players - 1:
-            self.add_error("bots", _("At most %(n)d bots in a game of %(p)d.") % {
+            self.add_error("bots", ngettext("At most %(n)d bot in a game of %(p)d.",
+                                            "At most %(n)d bots in a game of %(p)d.",
+                                            players - 1) % {
                 "n": players - 1, "p": players})
         return data
 
@@ -197,6 +315,28 @@ class GameKit:
         problems = error.extra.get("errors") or [(error.code, error.message)]
         return [(error.field, str(message)) for _code, message in problems]
 
+    def error_words(self, error: EngineError) -> str | None:
+        """A refusal of the rules (a move's) as a sentence in the viewer's language, from its
+        ``code`` and ``extra`` (the engine's ``message`` is English); ``None`` for a code the
+        kit does not word: the site then says it by the error's class
+        (``games.errors.engine_words``). Default: ``None``."""
+        return None
+
+    def ending_lines(self, board: Board) -> list[str]:
+        """Once the game is over: why it ended, then the final ranking, one line each (the
+        table and the end-of-game mail show them). Default: the winners."""
+        winners = [seat_name(w, board.names) for w in board.state.get("winners", [])]
+        if not winners:
+            return [_("The game is over without a winner.")]
+        return [ngettext("The game is over. Winner: %(winners)s.",
+                         "The game is over. Winners: %(winners)s.", len(winners))
+                % {"winners": ", ".join(winners)}]
+
+    def options_summary(self, options: dict[str, Any]) -> str:
+        """The game's own options in a few words for the lobby ("scenario A", "flash
+        investigation"); empty when there is nothing to say."""
+        return ""
+
     def decision_words(self, decision: str) -> str:
         """An awaited decision in a few words ("a turn", "claim or pass")."""
         return str(decision)
@@ -237,3 +377,63 @@ class GameKit:
     def create_context(self) -> dict[str, Any]:
         """What the create page's help shows."""
         return {}
+
+    def chat_lines(self, events: list[dict]) -> list[tuple[int, str, str]]:
+        """Lines the rules post to the table chat for one applied move: ``(player, text,
+        source)`` each, where ``player`` is the engine player index the line is written for
+        (its author is that seat's user, or none for a bot), ``text`` what everyone at the
+        table will read (at most ``games.models.CHAT_MAX_LENGTH`` characters) and ``source``
+        a key of the kit's (a card's id) that :meth:`chat_source_label` names.
+
+        The write path calls it with the move's true events (the rules' whole truth, before
+        any projection: the player's move, a timeout's or a bot's), and appends the lines in
+        the move's own transaction. Every viewer of the game, spectators included, reads them:
+        a kit returns only what the rules make public. Default: none."""
+        return []
+
+    def chat_source_label(self, source: str) -> str:
+        """The words a chat line of ``source`` is shown with ("Divining hat"), in the
+        viewer's language (default: the key itself)."""
+        return source
+
+    #: Moves whose field is the player's own text, by move type: type → that field (Shadow
+    #: House's ``{"say": "text"}``). A legal move of such a type carries the field empty; its
+    #: command is :meth:`command_words` of it, followed by any text (``say i suspect bob``).
+    free_text_moves: dict[str, str] = {}
+
+    def command_words(self, move: dict, names: dict[int, str]) -> str:
+        """A legal move as a short command a player types in a mail, in the active language
+        (its words from the catalogue): lower case words separated by single spaces (a
+        player's name, from ``names``, may be several words), e.g. ``exchange bob swap``.
+        Every legal move of a decision must have its own command, in each language, and none
+        may be a number nor one of the table words of ``games.commands`` (help, status...).
+
+        Default: the move's type, then its fields' values in order (a seat by its player's
+        name, yes/no for a flag, ``none`` for a null)."""
+        parts = [str(move.get("type", "")).replace("_", " ")]
+        for key, value in move.items():
+            if key != "type":
+                parts.extend(_default_words(key, value, names))
+        return command_text(" ".join(parts))
+
+    def status_lines(self, board: Board) -> list[str]:
+        """The table as plain-text lines for a mail, in the active language, from the viewer's
+        projection only (the same :class:`Board` as :meth:`board_context`'s): the seats,
+        whose turn it is, what the viewer alone knows. Default: none."""
+        return []
+
+
+#: Fields of a move that name a seat (the default command words name its player).
+_SEAT_FIELDS = ("target", "targets", "seat", "to", "from")
+
+
+def _default_words(key: str, value: Any, names: dict[int, str]) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [word for item in value for word in _default_words(key, item, names)]
+    if isinstance(value, bool):
+        return [pgettext("command", "yes") if value else pgettext("command", "no")]
+    if value is None:
+        return [pgettext("command", "none")]
+    if key in _SEAT_FIELDS and isinstance(value, int):
+        return [seat_name(value, names)]
+    return [str(value).replace("_", " ")]

@@ -19,6 +19,8 @@ import orjson
 import pgtrigger
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Length
+from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils.translation import gettext_lazy as _
 
 
@@ -137,6 +139,9 @@ class MoveRecord(models.Model):
     payload = models.JSONField()
     # The engine's events for this move, the whole truth, shown only through Game.view_event.
     events = models.JSONField(default=list)
+    # How a player's move came: the API, a page, a mail; "" for bots, timeouts, the system.
+    channel = models.CharField(max_length=8, choices=[("api", "API"), ("web", "web"),
+                                                      ("mail", "mail")], blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -265,6 +270,8 @@ class Notification(models.Model):
         ENDED = "ended", _("game ended")
         ABSENT = "absent", _("marked absent")
         MODERATION = "moderation", _("moderator's action")
+        CHAT_DIGEST = "chat_digest", _("daily chat digest")
+        MAIL_REPLY = "mail_reply", _("answer to a mail")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
@@ -301,3 +308,159 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} to {self.user_id} ({self.status})"
+
+
+# --------------------------------------------------------------------------------------------
+# The table chat
+
+
+#: The longest chat message, in characters (after stripping).
+CHAT_MAX_LENGTH = 500
+
+
+class ChatMessage(models.Model):
+    """A message at a game's table: what a player typed, or a line the game's rules put there
+    (``source``: the kit's key, e.g. a card whose text is posted; ``GameKit.chat_lines``).
+    Append-only: the database refuses UPDATE and DELETE; a moderator hides a message with a
+    :class:`ChatHide` row."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="chat_messages")
+    # The player who wrote it (for a game's line, the seat's user); null for a bot's seat.
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True,
+                               blank=True, related_name="+")
+    # The author's seat (the engine player index) when they wrote it.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    text = models.TextField()
+    # "" for what a person typed; the game's key for a line of its rules.
+    source = models.CharField(max_length=64, blank=True)
+    # The game's seq when it was written (for a game's line, its move's).
+    seq = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game_id", "id"]
+        indexes = [models.Index(fields=["game", "id"], name="chat_game_id"),
+                   models.Index(fields=["author", "game", "created_at"],
+                                name="chat_author_recent")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(LessThanOrEqual(Length("text"), CHAT_MAX_LENGTH))
+                & models.Q(GreaterThan(Length("text"), 0)), name="chat_text_length"),
+        ]
+        triggers = [
+            pgtrigger.Protect(name="chat_message_append_only",
+                              operation=pgtrigger.Update | pgtrigger.Delete),
+        ]
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
+
+    def __str__(self) -> str:
+        return f"{self.game_id} #{self.pk}: {self.text[:40]}"
+
+
+class ChatHide(models.Model):
+    """A moderator hid a chat message (once; every moderator action is also in the moderation
+    log). Append-only like the messages themselves."""
+
+    message = models.OneToOneField(ChatMessage, on_delete=models.PROTECT, related_name="hide")
+    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                  related_name="+")
+    reason = models.TextField(_("reason"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        triggers = [
+            pgtrigger.Protect(name="chat_hide_append_only",
+                              operation=pgtrigger.Update | pgtrigger.Delete),
+        ]
+        verbose_name = _("hidden chat message")
+        verbose_name_plural = _("hidden chat messages")
+
+    def __str__(self) -> str:
+        return f"message {self.message_id} hidden by {self.moderator_id}"
+
+
+class ChatDigestMark(models.Model):
+    """How far the daily chat digest went for one user in one game: the last message it
+    counted. The digest mails what came after it, then moves it on, in one transaction."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    last_message_id = models.BigIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "game"],
+                                               name="chat_digest_mark_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.game_id}: up to {self.last_message_id}"
+
+
+#: How much of an inbound mail is kept (its size is kept whole).
+INBOUND_KEPT_BYTES = 64 * 1024
+
+
+class MailPlay(models.Model):
+    """The moves listed to a player in one mail (numbered, as commands), and the state they were
+    listed at: the mail's ``Reply-To`` names this row with a signed token
+    (``games.services.mail``), so that an answer "2" means the second move of this list, played
+    only while the decision it answers is still awaited."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    # The game's seq when the moves were listed.
+    seq = models.PositiveIntegerField()
+    moves = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{len(self.moves)} moves for {self.user_id} in {self.game_id} at #{self.seq}"
+
+
+class InboundMessage(models.Model):
+    """A mail received (through the SMTP/LMTP receiver or a provider's webhook), kept with what
+    became of it, for moderators; its text is kept up to :data:`INBOUND_KEPT_BYTES`."""
+
+    class Status(models.TextChoices):
+        PLAYED = "played", _("move played")
+        WORD = "word", _("command done (help, status, pause, back, mute)")
+        UNREADABLE = "unreadable", _("command not understood")
+        ILLEGAL = "illegal", _("move refused by the rules")
+        STALE = "stale", _("the decision had passed")
+        AUTOMATIC = "automatic", _("automatic mail (ignored)")
+        DUPLICATE = "duplicate", _("same message again (ignored)")
+        NO_TOKEN = "no_token", _("no reply address of ours (ignored)")
+        BAD_TOKEN = "bad_token", _("forged reply address (ignored)")
+        EXPIRED = "expired", _("expired reply address (ignored)")
+        WRONG_SENDER = "wrong_sender", _("sender is not the player (ignored)")
+        TOO_LARGE = "too_large", _("too large (ignored)")
+        MALFORMED = "malformed", _("unreadable mail (ignored)")
+
+    received_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    via = models.CharField(max_length=32)
+    message_id = models.CharField(max_length=255, blank=True, db_index=True)
+    sender = models.CharField(max_length=254, blank=True)
+    recipient = models.CharField(max_length=254, blank=True)
+    subject = models.CharField(max_length=255, blank=True)
+    size = models.PositiveIntegerField(default=0)
+    raw = models.BinaryField(default=b"")
+    command = models.CharField(max_length=500, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, db_index=True)
+    detail = models.TextField(blank=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                             blank=True, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="+")
+    play = models.ForeignKey(MailPlay, on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="+")
+    # The move it played (its seq), when it played one.
+    move_seq = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.via} from {self.sender or '?'}: {self.status}"

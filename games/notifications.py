@@ -18,7 +18,9 @@ are folded: at most one per game per user every :data:`FOLD_WINDOW`; those that 
 and go out as one message.
 
 What a mail says comes from public facts only (the game's players, the kind of decision, its
-deadline, the winners): never a card.
+deadline, the winners): never a card. No mail carries the table chat, except the daily digest of
+new messages at a user's tables (:func:`queue_chat_digests`), which they can switch off
+(``notify_chat_digest``; its unsubscribe link switches off the digest only).
 """
 
 from __future__ import annotations
@@ -33,18 +35,20 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives, get_connection
-from django.db import transaction
-from django.db.models import F, Max
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, F, Max, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import dateformat, timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from mascarade_site.prepared import insert_rows
 
-from . import catalog, dispatch
+from . import catalog, dispatch, selectors
 from .kit import GameKit
-from .models import Game, Notification, PendingDecision, Seat
+from .models import ChatDigestMark, ChatMessage, Game, Notification, PendingDecision, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +66,12 @@ MAX_BACKOFF = dt.timedelta(hours=2)
 SENDING_STALE_AFTER = dt.timedelta(minutes=15)
 DECISION_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGE, Kind.POWER)
 UNSUBSCRIBE_SALT = "games.notifications.unsubscribe"
+#: What an unsubscribe link switches off: every email, or the daily chat digest only.
+ALL_MAIL, CHAT_DIGEST = "all", "chat"
+#: Messages of one game a chat digest quotes (the latest; the others are counted); message ids
+#: of one game it keeps.
+DIGEST_QUOTED = 10
+DIGEST_KEPT = 200
 
 
 # --------------------------------------------------------------------------------------------
@@ -108,6 +118,14 @@ def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]
                   for row in rows if row.user_id is not None and not row.bot
                   and _wants_mail(by_position.get(row.player))]
     _queue(notes, enqueue=False)
+
+
+def mail_reply(inbound) -> None:
+    """The answer to a player's mail that was handled (``games.services.mail``), written in the
+    transaction that handled it: what it did, then the table and the moves again."""
+    _queue([Notification(user_id=inbound.user_id, game_id=inbound.game_id, kind=Kind.MAIL_REPLY,
+                         dedupe_key=f"mail_reply:{inbound.pk}", next_attempt_at=timezone.now(),
+                         context={"inbound": inbound.pk})])
 
 
 def game_started(game: Game, seats: list[Seat]) -> None:
@@ -173,6 +191,118 @@ def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
                 for row in rows], enqueue=False)
         PendingDecision.objects.filter(pk__in=[row.pk for row in rows]).update(remind_at=None)
     return len(rows)
+
+
+def _digest_seats(now: dt.datetime):
+    """The seats whose user wants the chat digest (email on, digest on, an address, not
+    blocked, the game not muted) and whose game has messages since the user's digest mark
+    (and since they sat down) written by someone else."""
+    mark = Subquery(ChatDigestMark.objects.filter(user_id=OuterRef("user_id"),
+                                                  game_id=OuterRef("game_id"))
+                    .values("last_message_id")[:1])
+    newer = (ChatMessage.objects.filter(game_id=OuterRef("game_id"), pk__gt=OuterRef("mark"),
+                                        created_at__gte=OuterRef("joined_at"))
+             .exclude(author_id=OuterRef("user_id")))
+    return (Seat.objects.filter(user__isnull=False, muted=False, user__is_active=True,
+                                user__notify_email=True, user__notify_chat_digest=True,
+                                user__banned=False, user__email__isnull=False)
+            .filter(Q(user__suspended_until__isnull=True) | Q(user__suspended_until__lte=now))
+            .annotate(mark=Coalesce(mark, Value(0)))
+            .filter(Exists(newer))
+            .select_related("user", "game")
+            .order_by("user_id", "game_id"))
+
+
+def queue_chat_digests(now: dt.datetime | None = None) -> int:
+    """The daily "new messages at your table" mail (Celery beat, once a day): for each user who
+    wants it, the messages written at their tables since the last digest, by others, neither
+    hidden by a moderator nor by a user they muted. Returns how many digests were queued.
+
+    Safe to run twice, late or at once: each user's digest of a day (UTC) has one dedupe key,
+    and their marks (how far the digest went in each game, :class:`ChatDigestMark`) move on in
+    the same transaction as the digest is written; a second run of the day writes nothing and
+    leaves the marks where they are (what came meanwhile goes in the next day's digest), a
+    late run takes everything since the marks."""
+    now = now or timezone.now()
+    day = now.date().isoformat()
+    by_user: dict[int, list[Seat]] = defaultdict(list)
+    for seat in _digest_seats(now):
+        by_user[seat.user_id].append(seat)
+    queued = 0
+    for user_id, seats in by_user.items():
+        user = seats[0].user
+        key = f"chat_digest:{user_id}:{day}"
+        try:
+            with transaction.atomic():
+                if Notification.objects.filter(dedupe_key=key).exists():
+                    continue
+                games: dict[str, dict[str, Any]] = {}
+                marks = []
+                for seat in seats:
+                    upto = ChatMessage.objects.filter(game_id=seat.game_id).aggregate(
+                        last=Max("id"))["last"] or 0
+                    ids = list(selectors.chat_messages(seat.game, user)
+                               .filter(pk__gt=seat.mark, pk__lte=upto,
+                                       created_at__gte=seat.joined_at)
+                               .exclude(author_id=user_id).values_list("pk", flat=True))
+                    if ids:
+                        games[str(seat.game_id)] = {"count": len(ids),
+                                                    "ids": ids[-DIGEST_KEPT:]}
+                    marks.append(ChatDigestMark(user_id=user_id, game_id=seat.game_id,
+                                                last_message_id=upto))
+                if games:
+                    Notification.objects.create(user_id=user_id, kind=Kind.CHAT_DIGEST,
+                                                dedupe_key=key,
+                                                next_attempt_at=timezone.now(),
+                                                context={"day": day, "games": games})
+                    dispatch.deliver([key])
+                    queued += 1
+                insert_rows(marks, update_conflicts=(["user", "game"],
+                                                     ["last_message_id", "updated_at"]))
+        except IntegrityError:  # a concurrent run wrote this digest: nothing more to do
+            logger.info("chat digest %s written by another run", key)
+    return queued
+
+
+def _digest_sections(note: Notification) -> list[dict[str, Any]]:
+    """What a chat digest says, read when it is sent: per game, its name, link, how many
+    messages and the latest of them, without those hidden or muted since it was written."""
+    games = note.context.get("games") or {}
+    wanted = [pk for entry in games.values() for pk in entry.get("ids", [])]
+    if not wanted:
+        return []
+    by_game: dict[str, list[ChatMessage]] = defaultdict(list)
+    visible = (ChatMessage.objects.filter(pk__in=wanted, hide__isnull=True)
+               .exclude(author_id__in=note.user.chat_mutes.values("muted_id"))
+               .select_related("author", "game", "game__created_by").order_by("id"))
+    for message in visible:
+        by_game[str(message.game_id)].append(message)
+    try:
+        zone = zoneinfo.ZoneInfo(note.user.timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = zoneinfo.ZoneInfo("UTC")
+    sections = []
+    for game_id, messages in by_game.items():
+        game = messages[0].game
+        kit = catalog.find_kit(game.kind)
+        creator = game.created_by.username if game.created_by_id else "?"
+        count = games[game_id].get("count", len(messages)) - (
+            len(games[game_id].get("ids", [])) - len(messages))
+        quoted = messages[-DIGEST_QUOTED:]
+        lines = []
+        for message in quoted:
+            payload = selectors.chat_payload(message, kit)
+            text = message.text
+            if payload["source_label"]:
+                text = f"{payload['source_label']}: {text}"
+            when = dateformat.format(message.created_at.astimezone(zone), "D H:i")
+            lines.append({"who": payload["player"] or "?", "when": when, "text": text})
+        sections.append({
+            "title": _("%(name)s, the game created by %(creator)s") % {
+                "name": kit.name if kit else game.kind, "creator": creator},
+            "url": game_url(game.pk), "count": count, "lines": lines,
+            "more": max(0, count - len(quoted))})
+    return sections
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,7 +473,7 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
     for note in notes:
         user = note.user
         reason = ""
-        if note.kind == Kind.MODERATION:
+        if note.kind in (Kind.MODERATION, Kind.MAIL_REPLY):
             if not user.email:
                 reasons[note.pk] = "no email address"
             continue
@@ -355,6 +485,11 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
             reason = "no email address"
         elif (note.game_id, user.pk) in muted:
             reason = "game muted"
+        elif note.kind == Kind.CHAT_DIGEST:
+            if not user.notify_chat_digest:
+                reason = "chat digest is off"
+            elif not _digest_sections(note):
+                reason = "nothing left to tell (hidden or muted since)"
         elif note.kind in (*DECISION_KINDS, Kind.REMINDER):
             if note.context.get("pending") not in live:
                 reason = "decision no longer awaited"
@@ -406,19 +541,35 @@ def deliver_due(now: dt.datetime | None = None, batch: int = 100, budget: float 
 # The message
 
 
-def unsubscribe_token(user) -> str:
-    return signing.dumps({"u": user.pk}, salt=UNSUBSCRIBE_SALT, compress=True)
+def unsubscribe_token(user, scope: str = ALL_MAIL) -> str:
+    """A signed one-click link's token: it switches off every email of ``user``, or with
+    ``scope`` :data:`CHAT_DIGEST` their daily chat digest only."""
+    data: dict[str, Any] = {"u": user.pk}
+    if scope != ALL_MAIL:
+        data["s"] = scope
+    return signing.dumps(data, salt=UNSUBSCRIBE_SALT, compress=True)
 
 
-def user_from_token(token: str):
-    """The user a signed unsubscribe token names, or ``None`` if it was tampered with."""
+def unsubscribe_target(token: str) -> tuple[Any, str]:
+    """The user a signed unsubscribe token names and what it switches off, or ``(None, "")``
+    if it was tampered with."""
     from accounts.models import User
 
     try:
         data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
     except signing.BadSignature:
-        return None
-    return User.objects.filter(pk=data.get("u")).first() if isinstance(data, dict) else None
+        return None, ""
+    if not isinstance(data, dict):
+        return None, ""
+    scope = data.get("s", ALL_MAIL)
+    if scope not in (ALL_MAIL, CHAT_DIGEST):
+        return None, ""
+    return User.objects.filter(pk=data.get("u")).first(), scope
+
+
+def user_from_token(token: str):
+    """The user a signed unsubscribe token names, or ``None`` if it was tampered with."""
+    return unsubscribe_target(token)[0]
 
 
 def game_url(game_id) -> str:
@@ -454,7 +605,10 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
         winners = ", ".join(str(w) for w in ctx.get("winners", []))
         subject = _("%(game)s is over") % {"game": label.capitalize()}
         lines = [_("You won!") if ctx.get("won") else _("The game is over."),
-                 _("Winners: %(winners)s.") % {"winners": winners or "—"}]
+                 *(_ending_lines(note) or [_("Winners: %(winners)s.") % {
+                     "winners": winners or "—"}])]
+    elif note.kind == Kind.MAIL_REPLY:
+        subject, lines = _reply_lines(note, label)
     elif note.kind == Kind.MODERATION:
         subject = _(ctx.get("subject", ""))
         lines = [_(ctx.get("body", "")) % ctx.get("params", {})]
@@ -466,10 +620,105 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
     if deadline and note.kind in (*DECISION_KINDS, Kind.REMINDER):
         lines.append(_("Deadline: %(deadline)s.") % {"deadline": deadline})
     if folded:
-        lines.append(_("(%(count)d more decision(s) awaited you in this game meanwhile.)")
-                     % {"count": len(folded)})
+        lines.append(ngettext("(%(count)d more decision awaited you in this game meanwhile.)",
+                              "(%(count)d more decisions awaited you in this game meanwhile.)",
+                              len(folded)) % {"count": len(folded)})
     # The game's name, or the site's for a mail about no game.
     return f"[{kit.name if kit else _('Mascarade Online')}] {subject}", lines
+
+
+def _reply_lines(note: Notification, label: str) -> tuple[str, list[str]]:
+    """What an answer to a player's mail says of it (``games.services.mail``)."""
+    from .models import InboundMessage
+
+    Inbound = InboundMessage.Status
+    inbound = InboundMessage.objects.filter(pk=note.context.get("inbound")).first()
+    if inbound is None:
+        return _("About your mail in %(game)s") % {"game": label}, []
+    subject = inbound.subject or _("Your mail in %(game)s") % {"game": label}
+    if not subject.lower().startswith("re:"):
+        subject = "Re: " + subject
+    command = inbound.command
+    if inbound.status == Inbound.PLAYED:
+        sentences = _move_sentences(note, inbound.move_seq)
+        lines = [_("Your move is played: %(move)s.") % {"move": sentences[0]}, *sentences[1:]]
+    elif inbound.status == Inbound.STALE:
+        lines = [_("The game moved on since the mail you answered: “%(command)s” was not "
+                   "played. Here is the game now.") % {"command": command}]
+    elif inbound.status == Inbound.ILLEGAL:
+        lines = [_("“%(command)s” cannot be played now: %(why)s") % {
+            "command": command, "why": inbound.detail}]
+    elif inbound.status == Inbound.WORD:
+        lines = _word_lines(inbound.detail)
+    elif inbound.detail == "empty":
+        lines = [_("Your mail was read, but no command was found in it: write the number or "
+                   "the command of your move on the first line of your answer.")]
+    elif inbound.detail == "out_of_range":
+        lines = [_("“%(command)s” is not the number of a move listed below.") % {
+            "command": command}]
+    elif inbound.detail == "ambiguous":
+        lines = [_("“%(command)s” could be several of the moves below: write its number.") % {
+            "command": command}]
+    else:
+        lines = [_("“%(command)s” is not one of the commands below: write the number or the "
+                   "command of your move on the first line of your answer.") % {
+            "command": command}]
+    return subject, lines
+
+
+def _ending_lines(note: Notification) -> list[str]:
+    """Why the game ended and its final ranking, as its kit says them to this reader."""
+    if note.game is None:
+        return []
+    from .mail_play import names_and_board
+
+    _names, board, _payload = names_and_board(note.game, note.user)
+    if board is None or board.state.get("phase") != "over":
+        return []
+    return [str(line) for line in catalog.get_kit(note.game.kind).ending_lines(board)]
+
+
+def _word_lines(word: str) -> list[str]:
+    """The answer to a table word sent by mail (``help``, ``status``, ``pause``...)."""
+    if ":" in word:  # the word was refused: its reason
+        return [word.split(":", 1)[1].strip()]
+    return [{
+        "help": _("To play by mail, answer a mail of the game with the number or the command of "
+                  "your move on the first line (in English or French). Other words: “status” "
+                  "(the table now), “pause” (ask for a pause), “back” (you are back from an "
+                  "absence), “mute” (no more mails about this game; answers to your mails still "
+                  "come), “help”."),
+        "status": _("The table now:"),
+        "pause": _("You asked for a pause: the game pauses when every player asks for it."),
+        "back": _("Welcome back: your seat is yours again."),
+        "mute": _("This game's emails are off; answers to your mails still come. Switch them "
+                  "on again on the game's page."),
+    }.get(word, word)]
+
+
+def _move_sentences(note: Notification, seq: int | None) -> list[str]:
+    """The move ``seq`` as its command, then the history's sentences of it, as the mail's
+    reader saw it."""
+    from .kit import history_lines
+    from .models import MoveRecord
+
+    record = MoveRecord.objects.filter(game_id=note.game_id, seq=seq or 0).first()
+    if record is None:
+        return ["?"]
+    kit = catalog.get_kit(note.game.kind)
+    loaded = selectors.load_for_viewer(note.game, note.user)
+    events = selectors.events_payload(loaded, note.user, seq - 1, limit=1)["results"]
+    names = {seat["seat"]: seat["player"] for seat in
+             (selectors.game_payload(loaded, note.user)["state"] or {}).get("seats", [])}
+    lines = history_lines(kit, [e for e in events if e.get("seq") == seq], names,
+                          selectors.stand_ins(loaded, seq - 1, seq))
+    return [kit.command_words(record.payload, names),
+            *(f"{line['text']} ({line['by']})" if line["by"] else line["text"]
+              for line in lines)]
+
+
+#: Mails about a game that list its player's moves, with a reply address to play them.
+PLAYABLE_KINDS = (*DECISION_KINDS, Kind.REMINDER, Kind.MAIL_REPLY)
 
 
 def build_email(note: Notification, folded: list[Notification] | None = None
@@ -477,22 +726,48 @@ def build_email(note: Notification, folded: list[Notification] | None = None
     """The message for ``note``, in its user's language, text and HTML, with a link to the game
     and a one-click signed unsubscribe link (also in the ``List-Unsubscribe`` header)."""
     user = note.user
+    digest = note.kind == Kind.CHAT_DIGEST
     with translation.override(user.language or settings.LANGUAGE_CODE):
-        subject, lines = _subject_and_lines(note, folded or [])
-        unsubscribe = settings.SITE_URL + reverse("unsubscribe",
-                                                  args=[unsubscribe_token(user)])
+        if digest:
+            sections = _digest_sections(note)
+            subject = f"[{_('Mascarade Online')}] {_('New messages at your tables')}"
+            lines: list[str] = []
+        else:
+            sections = []
+            subject, lines = _subject_and_lines(note, folded or [])
+        listing = None
+        if note.kind in PLAYABLE_KINDS and note.game_id is not None:
+            from .mail_play import listing as new_listing
+
+            listing = new_listing(note.game, user)
+        unsubscribe = settings.SITE_URL + reverse("unsubscribe", args=[unsubscribe_token(
+            user, CHAT_DIGEST if digest else ALL_MAIL)])
         context: dict[str, Any] = {
-            "user": user, "lines": lines, "subject": subject,
+            "user": user, "lines": lines, "subject": subject, "sections": sections,
             "game_url": game_url(note.game_id) if note.game_id else settings.SITE_URL + "/",
-            "unsubscribe_url": unsubscribe,
+            "profile_url": settings.SITE_URL + reverse("profile"),
+            "unsubscribe_url": unsubscribe, "listing": listing,
         }
-        text = render_to_string("email/notification.txt", context)
-        html = render_to_string("email/notification.html", context)
+        name = "email/chat_digest" if digest else "email/notification"
+        text = render_to_string(f"{name}.txt", context)
+        html = render_to_string(f"{name}.html", context)
     domain = settings.SITE_URL.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0]
     message = EmailMultiAlternatives(
         subject=subject, body=text, to=[user.email],
-        headers={"List-Unsubscribe": f"<{unsubscribe}>",
+        headers={"Auto-Submitted": "auto-generated",
+                 "List-Unsubscribe": f"<{unsubscribe}>",
                  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
                  "Message-ID": f"<{note.dedupe_key.replace(':', '.')}@{domain}>"})
+    if listing is not None:
+        message.reply_to = [listing.reply_to]
+    if note.kind == Kind.MAIL_REPLY:
+        from .models import InboundMessage
+
+        answered = (InboundMessage.objects.filter(pk=note.context.get("inbound"))
+                    .values_list("message_id", flat=True).first())
+        if answered:
+            message.extra_headers["In-Reply-To"] = f"<{answered}>"
+            message.extra_headers["References"] = f"<{answered}>"
+        message.extra_headers["Auto-Submitted"] = "auto-replied"
     message.attach_alternative(html, "text/html")
     return message

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import Exists, F, Min, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from accounts.models import User, Vacation
+from accounts.models import ChatMute, User, Vacation
 from games import dispatch
 from games.catalog import get_game, get_kit
 from games.deadlines import Interval
@@ -32,7 +32,7 @@ from games.engine.replay import view_event
 from games.engine.table import fold_table, is_table_move
 from mascarade_site.prepared import PreparedQuery
 
-from .models import Game, MoveRecord, PendingDecision, Seat, Snapshot
+from .models import ChatHide, ChatMessage, Game, MoveRecord, PendingDecision, Seat, Snapshot
 
 #: How many moves one page of ``/events/`` covers at most.
 EVENTS_PAGE_MOVES = 200
@@ -362,6 +362,18 @@ def events_payload(loaded: Loaded, user, after: int,
             "more": next_after < game.seq}
 
 
+def stand_ins(loaded: Loaded, after: int, upto: int) -> dict[int, str]:
+    """The moves ``after < seq <= upto`` a bot played for a seat that is not a bot's (an absent
+    player's, under the "bot" policy): seq → the name of that seat's player. One query."""
+    humans = {seat.pk: seat.name for seat in loaded.seats if not seat.is_bot}
+    if not humans or upto <= after:
+        return {}
+    rows = (MoveRecord.objects.filter(game_id=loaded.game.pk, seq__gt=after, seq__lte=upto,
+                                      actor=MoveRecord.Actor.BOT, seat_id__in=list(humans))
+            .values_list("seq", "seat_id"))
+    return {seq: humans[seat] for seq, seat in rows}
+
+
 def viewer_history(game: Game, state: Any, player: int,
                    raw: list[tuple[int, dict]] | None = None) -> list[dict]:
     """A player's own view of the whole history, oldest first, each event with its ``seq``:
@@ -423,6 +435,23 @@ def games_of(user, status: str | None = None, my_turn: bool | None = None) -> Qu
                        F("next_deadline").asc(nulls_last=True), "-updated_at", "id")
 
 
+def your_turn_count(user) -> int:
+    """How many games under way await ``user`` (a decision of theirs pending): one query."""
+    if user is None or not user.is_authenticated:
+        return 0
+    return (PendingDecision.objects.filter(user=user, game__status=Game.Status.ACTIVE)
+            .values("game_id").distinct().count())
+
+
+def next_deadlines(game_ids: list) -> dict[Any, Any]:
+    """The nearest deadline of each of these games (by game id; games awaiting nobody are
+    left out): one query."""
+    if not game_ids:
+        return {}
+    return dict(PendingDecision.objects.filter(game_id__in=game_ids).values("game_id")
+                .annotate(nearest=Min("deadline")).values_list("game_id", "nearest"))
+
+
 def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
     """The seats of several games (by game id, each by position) with their users and their
     vacations: one query."""
@@ -480,3 +509,86 @@ def intervals_for_rows(rows: Iterable[PendingDecision]) -> dict[int, list[Interv
         return {}
     since = min(row.clock_from for row in rows)
     return intervals_by_user(User.objects.filter(pk__in={row.user_id for row in rows}), since)
+
+
+# --------------------------------------------------------------------------------------------
+# The table chat
+
+#: The latest messages a table page shows (the API pages through all of them).
+CHAT_PAGE_MESSAGES = 100
+#: Messages a moderator sees on each side of a reported one.
+CHAT_CONTEXT = 5
+
+
+def _with_hidden_flag(qs: QuerySet[ChatMessage]) -> QuerySet[ChatMessage]:
+    return qs.select_related("author").annotate(
+        hidden=Exists(ChatHide.objects.filter(message_id=OuterRef("pk"))))
+
+
+def chat_messages(game: Game, viewer, *, with_hidden: bool = False,
+                  after: int | None = None) -> QuerySet[ChatMessage]:
+    """The table chat of ``game`` as ``viewer`` reads it, oldest first: without the messages
+    of the users they muted, nor those a moderator hid (``with_hidden``: with them, each
+    marked ``hidden``: for moderators); with ``after``, only the messages after that one.
+    The caller has checked that ``viewer`` may see the game (:func:`can_see`)."""
+    qs = _with_hidden_flag(ChatMessage.objects.filter(game_id=game.pk))
+    if not with_hidden:
+        qs = qs.filter(hidden=False)
+    if after is not None:
+        qs = qs.filter(pk__gt=after)
+    if viewer is not None and viewer.is_authenticated:
+        qs = qs.exclude(author_id__in=ChatMute.objects.filter(user_id=viewer.pk)
+                        .values("muted_id"))
+    return qs.order_by("id")
+
+
+def latest_chat(game: Game, viewer, *, with_hidden: bool = False, upto_seq: int | None = None,
+                limit: int = CHAT_PAGE_MESSAGES) -> list[ChatMessage]:
+    """The latest ``limit`` messages of :func:`chat_messages`, oldest first (those written up
+    to the move ``upto_seq`` for a replay)."""
+    qs = chat_messages(game, viewer, with_hidden=with_hidden)
+    if upto_seq is not None:
+        qs = qs.filter(seq__lte=upto_seq)
+    return list(reversed(qs.order_by("-id")[:limit]))
+
+
+def chat_version(game: Game, viewer) -> str:
+    """What changes whenever ``viewer``'s chat of ``game`` may read differently: its last
+    message, its last hide, the viewer's mutes (for the table's live ETag)."""
+    found = ChatMessage.objects.filter(game_id=game.pk).aggregate(last=Max("id"),
+                                                                  hidden=Max("hide__id"))
+    mutes: dict[str, Any] = {}
+    if viewer is not None and viewer.is_authenticated:
+        mutes = ChatMute.objects.filter(user_id=viewer.pk).aggregate(count=Count("id"),
+                                                                     last=Max("id"))
+    return f"{found['last']}:{found['hidden']}:{mutes.get('count')}:{mutes.get('last')}"
+
+
+def chat_payload(message: ChatMessage, kit=None) -> dict[str, Any]:
+    """A chat message as the API gives it: who wrote it (their name and seat; a bot's seat has
+    no user), what they wrote, as written (never changed: a client escapes it where it shows
+    it), the label of its source for a line of the game's rules, and whether a moderator hid
+    it (only moderators are ever given hidden messages)."""
+    name = None
+    if message.author_id is not None:
+        name = message.author.username
+    elif message.seat is not None:
+        name = f"Bot {message.seat + 1}"
+    label = None
+    if message.source:
+        kit = kit or get_kit(message.game.kind)
+        label = str(kit.chat_source_label(message.source))
+    return {"id": message.pk, "seq": message.seq, "player": name, "position": message.seat,
+            "is_bot": message.author_id is None, "text": message.text,
+            "source": message.source or None, "source_label": label,
+            "created_at": iso(message.created_at),
+            "hidden": bool(getattr(message, "hidden", False))}
+
+
+def chat_context(message: ChatMessage, around: int = CHAT_CONTEXT) -> list[ChatMessage]:
+    """The reported ``message`` with up to ``around`` messages of its game on each side, hidden
+    ones included (marked), oldest first: what a moderator reads it in."""
+    game_messages = _with_hidden_flag(ChatMessage.objects.filter(game_id=message.game_id))
+    before = list(game_messages.filter(pk__lt=message.pk).order_by("-id")[:around])
+    rest = list(game_messages.filter(pk__gte=message.pk).order_by("id")[:around + 1])
+    return [*reversed(before), *rest]

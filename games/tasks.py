@@ -65,3 +65,10 @@ def sweep() -> dict[str, int]:
         "delivered": notifications.deliver_due(),
         "idempotency_keys": services.forget_old_keys(),
     }
+
+
+@shared_task(name="games.chat_digest", ignore_result=True)
+def chat_digest() -> int:
+    """The daily "new messages at your table" mails (Celery beat, once a day): safe to run
+    twice or late (one digest per user and day; what each went through is kept)."""
+    return notifications.queue_chat_digests()

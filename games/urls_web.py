@@ -20,6 +20,10 @@ urlpatterns = [
     path("games/<uuid:game_id>/pause/", web.pause, name="game-pause"),
     path("games/<uuid:game_id>/mute/", web.mute, name="game-mute"),
     path("games/<uuid:game_id>/report/", web.report, name="game-report"),
+    path("games/<uuid:game_id>/chat/", web.chat, name="game-chat"),
+    path("games/<uuid:game_id>/chat/mute/", web.chat_mute, name="game-chat-mute"),
+    path("games/<uuid:game_id>/chat/<int:message_id>/report/", web.chat_report,
+         name="game-chat-report"),
     path("rules/", web.rules, name="rules"),
     path("notifications/unsubscribe/<str:token>/", web.unsubscribe, name="unsubscribe"),
 ]

@@ -15,7 +15,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt
@@ -26,8 +28,8 @@ from games.engine import EngineError
 
 from . import catalog, notifications, selectors, services
 from .errors import ApplicationError, NotFound, text_of
-from .kit import Board, GameKit, table_sentence
-from .models import Game
+from .kit import Board, GameKit, history_lines, speed_words
+from .models import CHAT_MAX_LENGTH, Game
 
 LIVE_POLL_SECONDS = 2
 #: The moves the table's history shows (the latest).
@@ -68,12 +70,6 @@ def _zone(request):
         return zoneinfo.ZoneInfo("UTC")
 
 
-def _sentence(kit: GameKit, event: dict, names: dict[int, str]) -> str:
-    if event.get("type") == "table":
-        return table_sentence(event, names)
-    return kit.sentence(event, names)
-
-
 def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     """Everything the table shows, from the viewer's projection only: the envelope here, the
     game's own words from its kit (``games.kit``)."""
@@ -86,6 +82,8 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     me = loaded.player_of(user)
     names: dict[int, str] = {}
     seats = []
+    # Who asked for a pause (the game pauses when every human player has asked).
+    pausing = {s.name for s in loaded.seats if s.wants_pause and not s.is_bot}
     if state:
         players = {p["player"]: p for p in payload["players"]}
         for seat in state["seats"]:
@@ -93,6 +91,7 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         for seat in state["seats"]:
             info = players.get(seat["player"], {})
             seats.append({**seat, "absent": info.get("absent"), "vacation": info.get("vacation"),
+                          "wants_pause": seat["player"] in pausing,
                           "is_you": you is not None and seat["seat"] == you["seat"],
                           "awaited": any(a["seat"] == seat["seat"] for a in state["awaiting"])})
     awaiting = []
@@ -106,13 +105,21 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
                          "is_you": you is not None and item["seat"] == you["seat"]})
     history = []
     recent: list[dict] = []
+    # The history's window: the latest moves; the older ones on request (``?history=all``).
+    history_start = max(0, loaded.game.seq - HISTORY_MOVES)
+    older_url = ""
     if state:
-        events = selectors.events_payload(loaded, user, max(0, loaded.game.seq - HISTORY_MOVES),
-                                          limit=HISTORY_MOVES)
+        events = selectors.events_payload(loaded, user, history_start, limit=HISTORY_MOVES)
         recent = events["results"]
-        history = [{"seq": e["seq"], "text": _sentence(kit, e, then)}
-                   for e, then in zip(recent, kit.names_then(recent, names), strict=True)]
+        history = history_lines(kit, recent, names, selectors.stand_ins(
+            loaded, history_start, loaded.game.seq))
         history.reverse()
+        if history_start > 0:
+            params = {"history": "all"}
+            if request.GET.get("at"):
+                params = {"at": loaded.game.seq, **params}
+            older_url = (reverse("game", args=[loaded.game.pk]) + "?" + urlencode(params)
+                         + "#older-history")
     groups: dict[str, list] = {}
     legal = (you or {}).get("legal_moves", [])
     for move in legal:
@@ -127,6 +134,9 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         **board,
         "kit": kit, "game": loaded.game, "payload": payload, "state": state, "you": you,
         "seats": seats, "awaiting": awaiting, "history": history, "move_groups": groups,
+        "history_start": history_start, "older_url": older_url,
+        "pause_askers": sorted(pausing - {s.name for s in loaded.seats if s.position == me}),
+        "you_asked_pause": any(s.wants_pause for s in loaded.seats if s.position == me),
         "legal_moves": legal, "expected_seq": loaded.game.seq, "forms_key": forms_key,
         "is_member": me is not None,
         "is_creator": user.is_authenticated and loaded.game.created_by_id == user.pk,
@@ -139,6 +149,23 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     }
 
 
+def _older_history(request, loaded: selectors.Loaded, context: dict[str, Any]) -> list[dict]:
+    """The history's lines before its window (``?history=all``), newest first: the whole
+    history projected (so that a past sentence names who sat at a seat then), only on request."""
+    upto = context["history_start"]
+    if not context["state"] or upto <= 0:
+        return []
+    kit = context["kit"]
+    names = {seat["seat"]: seat["player"] for seat in context["seats"]}
+    events = selectors.events_payload(loaded, request.user, 0,
+                                      limit=max(1, loaded.game.seq))["results"]
+    lines = [line for line in history_lines(kit, events, names,
+                                            selectors.stand_ins(loaded, 0, upto))
+             if line["seq"] <= upto]
+    lines.reverse()
+    return lines
+
+
 def _report_reasons():
     from moderation.models import Report
 
@@ -147,12 +174,14 @@ def _report_reasons():
 
 def _live_etag(request, loaded: selectors.Loaded, rows: list) -> str:
     """The live fragment's ETag: the game's (its version, the viewer, the day) and what else
-    the fragment shows: the page's language and time zone, and the time left before each
-    deadline as it reads now ("5 min left")."""
+    the fragment shows: the page's language and time zone, the time left before each
+    deadline as it reads now ("5 min left"), the table chat's messages, and how many games
+    await the viewer (the page's title says it)."""
     now = timezone.now()
     left = [_left(selectors.iso(row.deadline), now) for row in rows]
     raw = json.dumps([selectors.etag(loaded.game, request.user),
-                      getattr(request, "LANGUAGE_CODE", ""), str(_zone(request)), left])
+                      getattr(request, "LANGUAGE_CODE", ""), str(_zone(request)), left,
+                      _chat_version(request, loaded.game), selectors.your_turn_count(request.user)])
     return '"' + hashlib.sha256(raw.encode()).hexdigest()[:32] + '"'
 
 
@@ -180,15 +209,27 @@ def lobby(request):
     kit = catalog.find_kit(request.GET.get("game"))
     games = list(selectors.public_games(status, kit.id if kit else None)[:50])
     seats = selectors.seats_by_game(games)
-    rows = [{**selectors.summary_payload(g, seats[g.pk]), "kit": catalog.find_kit(g.kind)}
-            for g in games]
+    deadlines = selectors.next_deadlines([g.pk for g in games if g.status == "active"])
+    now = timezone.now()
+    rows = [{**selectors.summary_payload(g, seats[g.pk]), **_listed(g),
+             "left": _left(selectors.iso(deadlines.get(g.pk)), now)} for g in games]
     mine = []
     if request.user.is_authenticated:
         for game in selectors.games_of(request.user)[:30]:
             mine.append({"game": game, "awaiting_you": game.your_deadline is not None,
-                         "kit": catalog.find_kit(game.kind)})
+                         **_listed(game),
+                         "left": _left(selectors.iso(game.your_deadline or game.next_deadline),
+                                       now)})
     return render(request, "games/lobby.html", {"rows": rows, "status": status, "mine": mine,
                                                 "kits": catalog.kits(), "kit": kit})
+
+
+def _listed(game) -> dict[str, Any]:
+    """What a listing says of a game besides its name: its kind, its own options in words,
+    its speed."""
+    kit = catalog.find_kit(game.kind)
+    return {"kit": kit, "summary": kit.options_summary(game.options) if kit else "",
+            "speed": speed_words(game.options)}
 
 
 @login_required
@@ -202,7 +243,7 @@ def create(request):
             outcome = services.create_game(request.user, kit.id, form.options(),
                                            private=data["private"], bots=data["bots"])
         except (ApplicationError, EngineError) as exc:
-            form.add_error(None, text_of(exc))
+            form.add_error(None, text_of(exc, kit))
         else:
             messages.success(request, _("Your game is created."))
             return redirect("game", outcome.body["id"])
@@ -272,11 +313,17 @@ def table(request, game_id):
         if replay_at is not None:
             loaded = _at_move(loaded, replay_at)
     context = table_context(request, loaded)
+    if request.GET.get("history") == "all":
+        context["older_history"] = _older_history(request, loaded, context)
     if loaded.game.status == Game.Status.FINISHED:
         last = selectors.find_game(game_id).seq
         context["replay"] = {"at": replay_at, "last": last,
                              "prev": max(0, (replay_at if replay_at is not None else last) - 1),
                              "next": min(last, (replay_at or 0) + 1)}
+    context["chat"] = _chat_context(request, loaded, replay_at=replay_at, draft=True)
+    if replay_at is None:  # (what the live part shows now: its refresh answers 304 to it)
+        context["live_etag"] = _live_etag(
+            request, loaded, loaded.pending if loaded.game.started_at is not None else [])
     invite = request.GET.get("invite", "")
     context["invite"] = invite
     if loaded.game.private and context["is_member"]:
@@ -287,9 +334,16 @@ def table(request, game_id):
 
 @require_GET
 def live(request, game_id):
-    """The table's live part, for htmx polling: 304 while nothing changed (ETag)."""
+    """The table's live part, for htmx polling: 304 while nothing changed (ETag). The waiting
+    room's (``?since=open``, with its ``invite``) reloads the whole page once the game started
+    (``HX-Refresh``): the table and its tools come then."""
     game = selectors.find_game(game_id)
-    loaded = selectors.load_for_viewer(game, request.user, with_state=False) if game else None
+    if game is not None and request.GET.get("since") == "open" and game.status != Game.Status.OPEN:
+        response = HttpResponse(status=204)
+        response["HX-Refresh"] = "true"
+        return response
+    loaded = _invited(request, game_id) or (
+        selectors.load_for_viewer(game, request.user, with_state=False) if game else None)
     if loaded is None:
         raise Http404(_("No such game."))
     rows = selectors.PENDING(loaded.game.pk) if loaded.game.started_at is not None else []
@@ -300,10 +354,20 @@ def live(request, game_id):
         return response
     selectors.complete(loaded, with_pending=False)
     loaded.pending = rows
-    response = render(request, "games/_live.html", table_context(request, loaded))
+    context = table_context(request, loaded)
+    context["chat"] = _chat_context(request, loaded)
+    context["invite"] = request.GET.get("invite", "")
+    context["live_etag"] = etag
+    response = render(request, "games/_live_answer.html", context)
     response["ETag"] = etag
     response["Cache-Control"] = "private, no-cache"
     return response
+
+
+def _kit_of(game_id) -> GameKit | None:
+    """The kit of a game, to word a refusal of its rules."""
+    game = selectors.find_game(game_id)
+    return catalog.find_kit(game.kind) if game is not None else None
 
 
 def _act(request, game_id, work, success: str | None = None):
@@ -312,7 +376,8 @@ def _act(request, game_id, work, success: str | None = None):
     except NotFound as exc:
         raise Http404(text_of(exc)) from exc
     except (ApplicationError, EngineError) as exc:
-        messages.error(request, text_of(exc))
+        messages.error(request, text_of(exc, _kit_of(game_id) if isinstance(exc, EngineError)
+                                        else None))
     else:
         if success:
             messages.success(request, success)
@@ -329,8 +394,18 @@ def move(request, game_id):
     except (ValueError, TypeError):
         messages.error(request, _("Choose one of the moves offered."))
         return redirect("game", game_id)
+    if isinstance(chosen, dict):
+        # A move's free field typed in the form (a game's text box: ``field_<name>``) takes
+        # the place of the value offered; the rules check it like any client's.
+        for key in list(chosen):
+            typed = request.POST.get(f"field_{key}")
+            if key != "type" and typed is not None:
+                if isinstance(chosen[key], bool):  # a radio's true or false
+                    typed = {"true": True, "false": False}.get(typed, typed)
+                chosen[key] = typed
     return _act(request, game_id, lambda: services.submit_move(
-        game_id, chosen, user=request.user, expected_seq=expected))
+        game_id, chosen, user=request.user, expected_seq=expected, own_decision_stands=True,
+        channel="web"))
 
 
 @login_required
@@ -408,17 +483,21 @@ def rules(request):
 @require_http_methods(["GET", "POST"])
 def unsubscribe(request, token: str):
     """One-click unsubscribe: GET asks for confirmation, POST (a person's, or a mail client's
-    RFC 8058 one-click request) switches the user's email notifications off."""
-    user = notifications.user_from_token(token)
+    RFC 8058 one-click request) switches the user's email notifications off (the chat
+    digest's link: the digest only)."""
+    user, scope = notifications.unsubscribe_target(token)
     if user is None:
         return render(request, "games/unsubscribe.html", {"invalid": True}, status=400)
+    # The chat digest's link switches off the digest only; the others every email.
+    switch = "notify_chat_digest" if scope == notifications.CHAT_DIGEST else "notify_email"
     done = False
     if request.method == "POST":
-        if user.notify_email:
-            user.notify_email = False
-            user.save(update_fields=["notify_email"])
+        if getattr(user, switch):
+            setattr(user, switch, False)
+            user.save(update_fields=[switch])
         done = True
-    return render(request, "games/unsubscribe.html", {"target": user, "done": done})
+    return render(request, "games/unsubscribe.html", {
+        "target": user, "done": done, "digest_only": switch == "notify_chat_digest"})
 
 
 # --------------------------------------------------------------------------------------------
@@ -430,7 +509,7 @@ class PreferencesForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = ["language", "notify_email", "timezone"]
+        fields = ["language", "notify_email", "notify_chat_digest", "timezone"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -472,6 +551,15 @@ def profile(request):
                     messages.success(request, _("Your vacation is saved: your deadlines will "
                                                 "wait for you."))
                     return redirect("profile")
+        elif request.POST.get("form") == "unmute":
+            try:
+                services.chat.unmute(user, request.POST.get("username", ""))
+            except ApplicationError as exc:
+                messages.error(request, text_of(exc))
+            else:
+                messages.success(request, _("You see %(name)s's table chat messages again.")
+                                 % {"name": request.POST.get("username", "")})
+            return redirect("profile")
         elif request.POST.get("form") == "cancel":
             try:
                 services.cancel_vacation(user, int(request.POST.get("vacation", "0")))
@@ -487,4 +575,167 @@ def profile(request):
     used = sum(v.days for v in Vacation.objects.filter(user=user, start__year=today.year))
     return render(request, "account/profile.html", {
         "prefs": prefs, "vacation": vacation, "upcoming": upcoming, "today": today,
-        "allowance": VACATION_DAYS_PER_YEAR, "used": used})
+        "allowance": VACATION_DAYS_PER_YEAR, "used": used,
+        "chat_mutes": services.chat.mutes_of(user)})
+
+
+# --------------------------------------------------------------------------------------------
+# The table chat
+
+
+#: How often a table's chat refreshes itself where the table's live part does not (before the
+#: start, after the end).
+CHAT_POLL_SECONDS = 5
+
+
+def _is_moderator(user) -> bool:
+    from moderation.services import is_moderator
+
+    return is_moderator(user)
+
+
+def _chat_version(request, game: Game) -> str:
+    """What the chat shown to this viewer depends on, for the ETags (its messages, hides and
+    the viewer's mutes; the viewer's day, for the times shown without a date)."""
+    today = timezone.now().astimezone(_zone(request)).date()
+    return f"{selectors.chat_version(game, request.user)}:{today.isoformat()}"
+
+
+def _draft_key(game_id) -> str:
+    return f"chat-draft-{game_id}"
+
+
+def _chat_context(request, loaded: selectors.Loaded, *, replay_at: int | None = None,
+                  draft: bool = False) -> dict[str, Any] | None:
+    """The chat panel: its latest messages as this viewer reads them (times in their zone),
+    whether they may write, report, mute; ``None`` where the viewer may not see the game (an
+    invite link's waiting room).
+
+    Where the table's live part refreshes (a game under way), the chat's *feed* rides in it;
+    elsewhere (before the start, after the end) the feed refreshes itself; a replay shows the
+    messages written up to its move, still."""
+    user, game = request.user, loaded.game
+    if not selectors.can_see(game, loaded.seats, user):
+        return None
+    kit = catalog.get_kit(game.kind)
+    zone = _zone(request)
+    today = timezone.now().astimezone(zone).date()
+    me = loaded.player_of(user)
+    moderator = _is_moderator(user)
+    rows = selectors.latest_chat(game, user, with_hidden=moderator, upto_seq=replay_at)
+    shown = []
+    for message in rows:
+        payload = selectors.chat_payload(message, kit)
+        local = message.created_at.astimezone(zone)
+        others = message.author_id is not None and message.author_id != user.pk
+        shown.append({**payload, "local": local, "today": local.date() == today,
+                      "can_report": others and me is not None and not payload["hidden"],
+                      "can_mute": others and user.is_authenticated})
+    muted_here = []
+    if user.is_authenticated:
+        mutes = {mute.muted_id for mute in services.chat.mutes_of(user)}
+        muted_here = [seat.user.username for seat in loaded.seats if seat.user_id in mutes]
+    # A refused message of a page without JavaScript: its text back in the box, the error by it.
+    kept = (request.session.pop(_draft_key(game.pk), None)
+            if draft and user.is_authenticated else None) or {}
+    live = game.status in (Game.Status.ACTIVE, Game.Status.PAUSED)
+    return {"messages": shown, "replay": replay_at is not None,
+            "can_post": me is not None and replay_at is None,
+            "feed": replay_at is None, "poll": replay_at is None and not live,
+            "poll_seconds": CHAT_POLL_SECONDS, "muted_here": muted_here,
+            "draft": kept.get("text", ""), "error": kept.get("error", ""),
+            "max_length": CHAT_MAX_LENGTH, "over": game.status in (Game.Status.FINISHED,
+                                                                   Game.Status.ABORTED)}
+
+
+def _viewed(request, game_id) -> selectors.Loaded:
+    game = selectors.find_game(game_id)
+    loaded = selectors.load_for_viewer(game, request.user, with_state=False) if game else None
+    if loaded is None:
+        raise Http404(_("No such game."))
+    return loaded
+
+
+@require_http_methods(["GET", "POST"])
+def chat(request, game_id):
+    """GET: the chat's feed, for htmx polling (304 while nothing changed). POST: write at the
+    table; without JavaScript the page comes back (with the text kept and the error beside it
+    when it was refused), with htmx the form and the feed."""
+    if request.method == "POST":
+        return _chat_post(request, game_id)
+    loaded = _viewed(request, game_id)
+    etag = '"' + hashlib.sha256(json.dumps([
+        str(game_id), request.user.pk if request.user.is_authenticated else None,
+        getattr(request, "LANGUAGE_CODE", ""), str(_zone(request)),
+        _chat_version(request, loaded.game)]).encode()).hexdigest()[:32] + '"'
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponse(status=304)
+        response["ETag"] = etag
+        return response
+    response = render(request, "games/_chat_feed.html", {
+        "game": loaded.game, "chat": _chat_context(request, loaded)})
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def _chat_post(request, game_id):
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('account_login')}?next={reverse('game', args=[game_id])}")
+    text = request.POST.get("text", "")
+    error = ""
+    try:
+        services.chat.post_message(request.user, game_id, text)
+    except NotFound as exc:
+        raise Http404(text_of(exc)) from exc
+    except ApplicationError as exc:
+        error = text_of(exc)
+    if request.htmx:
+        loaded = _viewed(request, game_id)
+        chat = _chat_context(request, loaded)
+        if chat is not None:
+            chat["draft"], chat["error"] = (text, error) if error else ("", "")
+        # (200 even for a refusal: htmx swaps the form with the error beside the text)
+        return render(request, "games/_chat_post.html", {"game": loaded.game, "chat": chat})
+    if error:
+        request.session[_draft_key(game_id)] = {"text": text[:4 * CHAT_MAX_LENGTH],
+                                                "error": error}
+    return redirect(reverse("game", args=[game_id]) + "#chat")
+
+
+@login_required
+@require_POST
+def chat_report(request, game_id, message_id: int):
+    from moderation import services as moderation
+
+    try:
+        moderation.report_message(request.user, game_id, message_id,
+                                  request.POST.get("reason") or "abuse",
+                                  request.POST.get("text", ""))
+    except NotFound as exc:
+        raise Http404(text_of(exc)) from exc
+    except ApplicationError as exc:
+        messages.error(request, text_of(exc))
+    else:
+        messages.success(request, _("Thank you: the moderators will look at this message."))
+    return redirect(reverse("game", args=[game_id]) + "#chat")
+
+
+@login_required
+@require_POST
+def chat_mute(request, game_id):
+    """Mute (``muted=1``) or unmute (``muted=0``) a user's chat messages, from a table."""
+    name = request.POST.get("username", "")
+    try:
+        if request.POST.get("muted", "1") == "1":
+            services.chat.mute(request.user, name)
+            done = _("You no longer see %(name)s's messages (your profile lists the players "
+                     "you muted).") % {"name": name}
+        else:
+            services.chat.unmute(request.user, name)
+            done = _("You see %(name)s's messages again.") % {"name": name}
+    except ApplicationError as exc:
+        messages.error(request, text_of(exc))
+    else:
+        messages.success(request, done)
+    return redirect(reverse("game", args=[game_id]) + "#chat")

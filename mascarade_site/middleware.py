@@ -4,7 +4,8 @@ them.
 Django refuses a form body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only when ``request.POST`` or
 ``request.body`` is read, and DRF's parsers read ``request.stream`` with no limit at all: an
 anonymous 100 MB JSON body was parsed. Here the ``Content-Length`` is checked first: over
-``API_MAX_BODY_BYTES`` under ``/api/``, over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` elsewhere, the answer
+``API_MAX_BODY_BYTES`` under ``/api/``, over ``MAIL_WEBHOOK_MAX_BODY_BYTES`` for a provider's
+inbound mail under ``/anymail/``, over ``PAGE_MAX_BODY_BYTES`` elsewhere, the answer
 is 413 (the contract's JSON error on the API) and the body is never read. A body without a
 length (``Transfer-Encoding: chunked``) is not read by Django's WSGI request at all, and the
 API's parser reads at most its limit (``games/api/parsers.py``).
@@ -27,7 +28,12 @@ class BodySizeLimitMiddleware:
         except ValueError:
             length = 0
         api = request.path.startswith("/api/")
-        limit = settings.API_MAX_BODY_BYTES if api else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if api:
+            limit = settings.API_MAX_BODY_BYTES
+        elif request.path.startswith("/anymail/"):
+            limit = settings.MAIL_WEBHOOK_MAX_BODY_BYTES
+        else:
+            limit = settings.PAGE_MAX_BODY_BYTES
         if length > limit:
             if api:
                 return JsonResponse({"code": "too_large",

@@ -6,10 +6,12 @@ in the repository: ``SECRET_KEY`` has a development default only while ``DEBUG``
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import environ
 import orjson
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -57,6 +59,7 @@ INSTALLED_APPS = [
     "allauth.account",
     "django_htmx",
     "pgtrigger",
+    "anymail",
     "mascarade_site",
     "accounts",
     "games",
@@ -64,6 +67,7 @@ INSTALLED_APPS = [
     # game"); the first is the default where a page does not say which game.
     "games.mascarade",
     "games.ere_des_masques",
+    "games.shadow_house",
     "moderation",
 ]
 
@@ -91,7 +95,12 @@ MIDDLEWARE = [
 # Request bodies: an API request's up to API_MAX_BODY_BYTES (a move is a few hundred bytes), any
 # other (the pages' forms) up to MAX_BODY_BYTES; larger ones get 413 before they are read.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
-DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("MAX_BODY_BYTES", default=256 * 1024)
+PAGE_MAX_BODY_BYTES = env.int("MAX_BODY_BYTES", default=256 * 1024)
+# A provider's post of an inbound mail (/anymail/): up to the receiver's 10 MB, encoded.
+MAIL_WEBHOOK_MAX_BODY_BYTES = env.int("MAIL_WEBHOOK_MAX_BODY_BYTES", default=16 * 1024 * 1024)
+# Django's own check when a body is read: the largest of the limits, which the middleware has
+# already applied per path.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(PAGE_MAX_BODY_BYTES, MAIL_WEBHOOK_MAX_BODY_BYTES)
 
 ROOT_URLCONF = "mascarade_site.urls"
 
@@ -208,6 +217,10 @@ SWEEP_SECONDS = env.float("SWEEP_SECONDS", default=5.0)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "games-sweep": {"task": "games.sweep", "schedule": SWEEP_SECONDS,
                     "options": {"expires": max(SWEEP_SECONDS * 2, 10)}},
+    # The daily "new messages at your table" mails (safe to run twice or late).
+    "games-chat-digest": {"task": "games.chat_digest",
+                          "schedule": crontab(minute=0, hour=env.int("CHAT_DIGEST_HOUR",
+                                                                      default=7))},
 }
 
 # --- Email --------------------------------------------------------------------------------------
@@ -230,6 +243,32 @@ EMAIL_TIMEOUT = 30
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mascarade Online <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
+# --- Inbound mail (play by email) ---------------------------------------------------------------
+# Players write to play+<token>@MAIL_DOMAIN. Two ways in, both to games.services.mail.receive_mail:
+# the self-hosted receiver (`manage.py mailreceiver`, SMTP or LMTP, on MAIL_RECEIVER_HOST:PORT;
+# games/mail_receiver.py) and the providers' inbound webhooks under /anymail/ (django-anymail;
+# games/mail_webhooks.py). Outgoing mail stays on EMAIL_URL above.
+MAIL_DOMAIN = env.str("MAIL_DOMAIN", default="localhost")
+MAIL_RECEIVER_HOST = env.str("MAIL_RECEIVER_HOST", default="127.0.0.1")
+MAIL_RECEIVER_PORT = env.int("MAIL_RECEIVER_PORT", default=2525)
+# The webhooks' secrets. One left unset is replaced by a random one of this process, which no
+# provider knows: that provider's webhook then refuses every post (400) instead of taking
+# unsigned mail from anyone.
+_unknowable = secrets.token_urlsafe(32)
+ANYMAIL = {
+    # HTTP basic auth ("user:password", several comma-separated while rotating) that every
+    # webhook post must carry (anymail checks it first); for Postmark, Mailjet, SendGrid,
+    # SparkPost... it is the only check.
+    "WEBHOOK_SECRET": env.list("ANYMAIL_WEBHOOK_SECRET", default=[])
+    or [f"anymail:{_unknowable}"],
+    # Providers' own signatures.
+    "MAILGUN_WEBHOOK_SIGNING_KEY": env.str("MAILGUN_WEBHOOK_SIGNING_KEY", default="")
+    or _unknowable,
+    "MAILERSEND_INBOUND_SECRET": env.str("MAILERSEND_INBOUND_SECRET", default="")
+    or _unknowable,
+    "MANDRILL_WEBHOOK_KEY": env.str("MANDRILL_WEBHOOK_KEY", default="") or _unknowable,
+}
+
 # --- Internationalisation -----------------------------------------------------------------------
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("fr", _("French"))]
@@ -243,6 +282,9 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# In development (and the tests, where pytest-django turns DEBUG off at run time) WhiteNoise
+# serves the files from the apps and static/ as they are, without collectstatic.
+WHITENOISE_USE_FINDERS = WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -264,6 +306,8 @@ ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+# Sign-up and log-in post the browser's time zone (accounts/forms.py, static/js/timezone.js).
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm", "login": "accounts.forms.LoginForm"}
 
 # --- Django REST framework and the OpenAPI schema -----------------------------------------------
 # API throttles (requests per second/minute/hour/day): per user, per anonymous IP, and for
@@ -312,7 +356,10 @@ REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token", "AUTO_REFRESH": F
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Mascarade Online API",
-    "DESCRIPTION": "REST API v1 for Mascarade Online (see API.md).",
+    "DESCRIPTION": "REST API v1 for Mascarade Online. The contract: "
+                   "[/api/docs/contract/API.md](/api/docs/contract/API.md); the envelope and "
+                   "each game's part (options, moves, state): "
+                   "[/api/docs/contract/](/api/docs/contract/).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
@@ -327,6 +374,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No online validator badge (an image from validator.swagger.io).
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": "games.models.Game.Status",
         "BotKindEnum": "games.catalog.bot_kinds",
@@ -373,7 +422,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    # aiosmtpd's "mail.log" logs every SMTP command at INFO: the receiver's own lines suffice.
+    "loggers": {"django.db.backends": {"level": "INFO"}, "mail.log": {"level": "WARNING"}},
 }
 
 # Performance tricks switched off (comma-separated names: see mascarade_site/perf.py); for the

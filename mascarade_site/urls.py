@@ -15,13 +15,19 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"),
          name="api-docs"),
+    # The written contract, docs/api/ (its README.md the entry), as plain text.
+    path("api/docs/contract/", views.api_contract, name="api-contract"),
+    path("api/docs/contract/<str:name>", views.api_contract, name="api-contract-page"),
     # Any other path under /api/ answers a JSON 404 (whatever DEBUG says).
     re_path(r"^api/", api_not_found),
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("accounts/profile/", games_web.profile, name="profile"),
     path("accounts/", include("allauth.urls")),
+    # Inbound mail from the providers' webhooks (django-anymail; games/mail_webhooks.py).
+    path("anymail/", include("anymail.urls")),
     path("", include("games.urls_web")),
     path("i18n/setlang/", accounts_web.set_language, name="set_language"),
 ]

@@ -6,14 +6,32 @@ import logging
 
 from django.conf import settings
 from django.db import connections
-from django.http import JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from .celery import app as celery_app
 
 logger = logging.getLogger(__name__)
+
+
+@require_GET
+def api_contract(request, name: str = "README.md"):
+    """The API's written contract, docs/api/*.md, as plain text (any browser shows it, nothing in
+    it runs): README.md the entry, API.md the contract, a page per game."""
+    pages = {page.name: page for page in (settings.BASE_DIR / "docs" / "api").glob("*.md")}
+    if name not in pages:
+        raise Http404(name)
+    return HttpResponse(pages[name].read_text(encoding="utf-8"),
+                        content_type="text/plain; charset=utf-8")
+
+
+@require_GET
+def favicon(request):
+    """/favicon.ico, which browsers ask for whatever the page links: the site's SVG icon."""
+    return HttpResponseRedirect(static("favicon.svg"))
 
 
 def home(request):

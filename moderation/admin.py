@@ -1,5 +1,6 @@
-"""Moderation in the admin: the log, players' reports, and the users with the moderators'
-actions on accounts (suspend, ban, lift)."""
+"""Moderation in the admin: the log, players' reports (a chat message's with the messages around
+it), the table chat with the hide action, and the users with the moderators' actions on accounts
+(suspend, ban, lift)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ from django.contrib.admin.helpers import ActionForm
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from games import selectors
 from games import services as games
 from games.admin import ReadOnly
 from games.errors import ApplicationError
+from games.models import ChatMessage
 
 from . import services
 from .models import ModerationLog, Report
@@ -34,15 +38,60 @@ class ResolveForm(ActionForm):
     note = forms.CharField(label=_("Note"), required=False, max_length=500)
 
 
+def chat_in_context(message: ChatMessage | None):
+    """The chat message with the messages around it at its table, the message itself marked,
+    each hidden one said so (escaped: these are what players typed)."""
+    if message is None:
+        return "—"
+    rows = []
+    for other in selectors.chat_context(message):
+        payload = selectors.chat_payload(other)
+        text = (f"{payload['source_label']}: {other.text}" if payload["source_label"]
+                else other.text)
+        rows.append((
+            "chat-reported" if other.pk == message.pk else "",
+            payload["player"] or "—",
+            other.created_at.strftime("%Y-%m-%d %H:%M"),
+            f" [{_('hidden by a moderator')}]" if other.hidden else "",
+            text,
+            " ⟵" if other.pk == message.pk else ""))
+    return format_html('<ol class="chat-context">{}</ol>', format_html_join(
+        "", '<li class="{}"><strong>{}</strong> ({} UTC){}: {}{}</li>', rows))
+
+
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "reporter", "reported", "game", "seq", "reason", "status")
+    list_display = ("created_at", "reporter", "reported", "game", "seq", "reason", "about",
+                    "status")
     list_filter = ("status", "reason")
     search_fields = ("reporter__username", "reported__username", "game__id")
-    readonly_fields = ("reporter", "reported", "game", "seq", "reason", "text", "status",
-                       "resolution", "note", "resolved_by", "resolved_at", "created_at")
+    readonly_fields = ("reporter", "reported", "game", "seq", "reason", "text",
+                       "message_in_context", "status", "resolution", "note", "resolved_by",
+                       "resolved_at", "created_at")
     action_form = ResolveForm
-    actions = ["resolve"]
+    actions = ["resolve", "hide_messages"]
+
+    @admin.display(description=_("about"))
+    def about(self, report):
+        return _("a chat message") if report.message_id else _("the player")
+
+    @admin.display(description=_("chat message, with the messages around it"))
+    def message_in_context(self, report):
+        return chat_in_context(report.message)
+
+    @admin.action(description=_("Hide the reported chat message (the note is the reason)"))
+    def hide_messages(self, request, queryset):
+        if not services.is_moderator(request.user):
+            raise PermissionDenied
+        for report in queryset:
+            if report.message_id is None:
+                self.message_user(request, f"#{report.pk}: {_('not about a chat message')}",
+                                  messages.ERROR)
+                continue
+            try:
+                services.hide_message(request.user, report.message_id, request.POST.get("note"))
+            except ApplicationError as exc:
+                self.message_user(request, f"#{report.pk}: {exc.text()}", messages.ERROR)
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -61,6 +110,64 @@ class ReportAdmin(admin.ModelAdmin):
                                         request.POST.get("note"))
             except ApplicationError as exc:
                 self.message_user(request, f"#{report.pk}: {exc.text()}", messages.ERROR)
+
+
+class HideForm(ActionForm):
+    reason = forms.CharField(label=_("Reason"), required=False, max_length=500)
+
+
+class HiddenFilter(admin.SimpleListFilter):
+    title = _("hidden")
+    parameter_name = "hidden"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("hidden by a moderator")), ("no", _("shown"))]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(hide__isnull=self.value() == "no")
+        return queryset
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnly):
+    """The table chat, read-only (messages are never changed): moderators hide a message with
+    the action, which the moderation log records."""
+
+    list_display = ("created_at", "game", "author", "seat", "source", "short_text", "hidden")
+    list_filter = (HiddenFilter,)
+    search_fields = ("author__username", "game__id", "text")
+    fields = ("game", "author", "seat", "seq", "source", "text", "created_at", "hidden",
+              "in_context")
+    readonly_fields = fields
+    list_select_related = ("author", "game")
+    action_form = HideForm
+    actions = ["hide"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("hide")
+
+    @admin.display(description=_("text"))
+    def short_text(self, message):
+        return message.text if len(message.text) <= 80 else message.text[:79] + "…"
+
+    @admin.display(description=_("hidden"), boolean=True)
+    def hidden(self, message):
+        return hasattr(message, "hide")
+
+    @admin.display(description=_("with the messages around it"))
+    def in_context(self, message):
+        return chat_in_context(message)
+
+    @admin.action(description=_("Hide from the players (reason)"))
+    def hide(self, request, queryset):
+        if not services.is_moderator(request.user):
+            raise PermissionDenied
+        for message in queryset:
+            try:
+                services.hide_message(request.user, message.pk, request.POST.get("reason"))
+            except ApplicationError as exc:
+                self.message_user(request, f"#{message.pk}: {exc.text()}", messages.ERROR)
 
 
 class UserActionForm(ActionForm):
@@ -95,7 +202,8 @@ def _days(data) -> int:
 class UserAdmin(BaseUserAdmin):
     fieldsets = (
         *BaseUserAdmin.fieldsets,
-        (_("Preferences"), {"fields": ("language", "notify_email", "timezone")}),
+        (_("Preferences"), {"fields": ("language", "notify_email", "notify_chat_digest",
+                                        "timezone")}),
         (_("Moderation"), {"fields": ("suspended_until", "banned", "moderation_reason")}),
     )
     readonly_fields = ("suspended_until", "banned", "moderation_reason")

@@ -38,7 +38,7 @@ class ModerationLog(models.Model):
 
 
 class Report(models.Model):
-    """A player reporting another player of the same game."""
+    """A player reporting another player of the same game, or one of their chat messages."""
 
     class Reason(models.TextChoices):
         ABUSE = "abuse", _("abusive messages or name")
@@ -58,6 +58,10 @@ class Report(models.Model):
     seq = models.PositiveIntegerField(_("move number when reported"))
     reason = models.CharField(_("reason"), max_length=16, choices=Reason.choices)
     text = models.TextField(_("details"), blank=True, max_length=2000)
+    # The chat message reported, if the report is about one (its author is ``reported``).
+    message = models.ForeignKey("games.ChatMessage", on_delete=models.PROTECT, null=True,
+                                blank=True, related_name="reports",
+                                verbose_name=_("chat message"))
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN,
                               db_index=True)
     resolution = models.CharField(_("action taken"), max_length=64, blank=True)

@@ -10,8 +10,9 @@ import datetime as dt
 import logging
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.models import User
@@ -19,8 +20,8 @@ from games import notifications, selectors
 from games import services as games
 from games.catalog import bot_kinds, get_game
 from games.engine import MODERATOR
-from games.errors import Forbidden, Invalid, NotFound
-from games.models import Game, MoveRecord, Seat
+from games.errors import Conflict, Forbidden, Invalid, NotFound
+from games.models import ChatHide, ChatMessage, Game, MoveRecord, Seat
 
 from .models import MODERATORS_GROUP, ModerationLog, Report
 
@@ -287,6 +288,75 @@ def file_report(reporter, game_id, reported_name: str, reason: str, text: str = 
                                       "again tomorrow."]})
         return Report.objects.create(reporter=reporter, reported=target, game=game,
                                      seq=game.seq, reason=reason, text=(text or "")[:2000])
+
+
+def _reports_left_today(reporter) -> None:
+    since = timezone.now() - dt.timedelta(days=1)
+    if Report.objects.filter(reporter=reporter, created_at__gte=since).count() \
+            >= REPORTS_PER_DAY:
+        raise Invalid({"reason": [_("You can file %(n)d reports a day; try again tomorrow.")
+                                  % {"n": REPORTS_PER_DAY}]})
+
+
+def report_message(reporter, game_id, message_id, reason: str = Report.Reason.ABUSE,
+                   text: str = "") -> Report:
+    """A player of the game reports one of its chat messages to the moderators (its author is
+    the reported user): not their own, not a line of the game's rules for a bot, once per
+    message while the report is open, within the daily limit of reports."""
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=reporter.pk).first()
+        game = _game(game_id)
+        seats = list(Seat.objects.filter(game=game))
+        if not any(s.user_id == reporter.pk for s in seats):
+            if game.private and not reporter.is_staff:
+                raise NotFound(_("No such game."))
+            raise Forbidden(_("Only the players of a game can report its messages."))
+        message = (ChatMessage.objects.filter(pk=message_id, game=game).select_related("author")
+                   .first() if isinstance(message_id, int) else None)
+        if message is None or ChatHide.objects.filter(message=message).exists():
+            raise NotFound(_("No such message at this table."))
+        if message.author_id is None:
+            raise Invalid({"message": [_("This line comes from the game itself; there is "
+                                         "nobody to report.")]})
+        if message.author_id == reporter.pk:
+            raise Invalid({"message": [_("You cannot report your own message.")]})
+        if reason not in Report.Reason.values:
+            raise Invalid({"reason": [_("One of %(choices)s.") % {
+                "choices": ", ".join(Report.Reason.values)}]})
+        if Report.objects.filter(reporter=reporter, message=message,
+                                 status=Report.Status.OPEN).exists():
+            raise Invalid({"message": [_("You reported this message already; the moderators "
+                                         "will look at it.")]})
+        _reports_left_today(reporter)
+        return Report.objects.create(reporter=reporter, reported=message.author, game=game,
+                                     seq=game.seq, reason=reason, text=(text or "")[:2000],
+                                     message=message)
+
+
+def hide_message(moderator, message_id, reason) -> ChatHide:
+    """Hide a chat message from everyone but moderators (a hide row: messages are never
+    changed), logged; the open reports of it are resolved ("message hidden", the reason as the
+    note), each reporter told. :class:`Conflict` (``already_hidden``) if it was hidden
+    already."""
+    _require(moderator)
+    reason = _reason(reason)
+    message = (ChatMessage.objects.filter(pk=message_id).select_related("author", "game")
+               .first() if isinstance(message_id, int) else None)
+    if message is None:
+        raise NotFound(_("No such message."))
+    already = Conflict(_("This message is hidden already."), code="already_hidden")
+    try:
+        with transaction.atomic():
+            if ChatHide.objects.filter(message=message).exists():
+                raise already
+            hide = ChatHide.objects.create(message=message, moderator=moderator, reason=reason)
+            log(moderator, "hide_message", game=message.game, target_user=message.author,
+                reason=reason, message=message.pk, seq=message.seq, text=message.text)
+            for report in Report.objects.filter(message=message, status=Report.Status.OPEN):
+                resolve_report(moderator, report, "message hidden", reason)
+    except IntegrityError as exc:  # hidden meanwhile by another moderator
+        raise already from exc
+    return hide
 
 
 def resolve_report(moderator, report: Report, resolution: str, note: str) -> Report:

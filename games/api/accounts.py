@@ -77,10 +77,14 @@ class MeSerializer(serializers.ModelSerializer):
     timezone = serializers.CharField(max_length=64, validators=[validate_timezone],
                                      required=False)
     notify_email = StrictBooleanField(required=False)
+    notify_chat_digest = StrictBooleanField(
+        required=False, help_text="The daily mail of new table chat messages (sent only while "
+                                  "`notify_email` is on too).")
 
     class Meta:
         model = User
-        fields = ["id", "username", "email", "language", "notify_email", "timezone"]
+        fields = ["id", "username", "email", "language", "notify_email", "notify_chat_digest",
+                  "timezone"]
         read_only_fields = ["id", "username", "email"]
         extra_kwargs = {"email": {"allow_null": True}}
 
@@ -173,7 +177,8 @@ class MeView(APIView):
 
     @extend_schema(operation_id="me_update", request=MeSerializer,
                    responses={200: MeSerializer},
-                   summary="Change `language`, `notify_email` or `timezone`")
+                   summary="Change `language`, `notify_email`, `notify_chat_digest` or "
+                           "`timezone`")
     def patch(self, request):
         serializer = MeSerializer(request.user, data=request.data, partial=True)
         if not serializer.is_valid():

@@ -31,6 +31,7 @@ from games.errors import (
     Forbidden,
     IdempotencyConflict,
     NotFound,
+    RateLimited,
 )
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 #: The status of each domain error (the most specific class first).
 STATUSES: list[tuple[type[ApplicationError], int]] = [
+    (RateLimited, status.HTTP_429_TOO_MANY_REQUESTS),
     (IdempotencyConflict, status.HTTP_422_UNPROCESSABLE_ENTITY),
     (Forbidden, status.HTTP_403_FORBIDDEN),
     (NotFound, status.HTTP_404_NOT_FOUND),
@@ -111,6 +113,8 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]:
     elif isinstance(exc, DjangoPermissionDenied):
         exc = Forbidden()
     if isinstance(exc, ApplicationError):
+        if isinstance(exc, RateLimited):
+            headers["Retry-After"] = str(exc.retry_after)
         return (*domain_error(exc), headers)
     if isinstance(exc, exceptions.Throttled):
         wait = int(exc.wait) + 1 if exc.wait is not None else 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
@@ -12,9 +12,12 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from games import catalog, selectors
+from games.api.chat import MESSAGE_ID, ChatMessageOut
+from games.api.pagination import Pagination
 from games.api.serializers import CatalogChoiceField, ErrorOut, GameOut
-from games.api.views import GAME_ID, validated
+from games.api.views import GAME_ID, paginated, validated, validated_query
 from games.errors import Forbidden, NotFound
+from games.models import ChatMessage
 from games.services.bots import DEFAULT_BOT_KIND
 from moderation import services
 from moderation.models import Report
@@ -226,3 +229,105 @@ class ReportsView(APIView):
         return Response({"id": report.pk, "reported": report.reported.username,
                          "reason": report.reason, "seq": report.seq,
                          "status": report.status}, status=201)
+
+
+# --------------------------------------------------------------------------------------------
+# Reports and the table chat, for moderators
+
+
+REPORT_ID = OpenApiParameter("id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH)
+
+
+class ReportsQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Report.Status.choices, required=False)
+
+
+class ModerationReportOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.UUIDField()
+    seq = serializers.IntegerField(help_text="The game's seq when it was reported.")
+    reporter = serializers.CharField()
+    reported = serializers.CharField()
+    reason = serializers.CharField()
+    text = serializers.CharField()
+    status = serializers.CharField()
+    resolution = serializers.CharField()
+    note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    message = ChatMessageOut(allow_null=True, help_text="The chat message reported, if any.")
+    context = ChatMessageOut(many=True, help_text=(
+        "The reported message among the messages around it at its table (up to "
+        f"{selectors.CHAT_CONTEXT} on each side, hidden ones included), oldest first; empty "
+        "for a report about no message."))
+
+
+class HideIn(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+
+
+def report_payload(report: Report) -> dict:
+    """A report as moderators read it: with its chat message in context."""
+    message, context = None, []
+    if report.message_id is not None:
+        kit = catalog.find_kit(report.game.kind)
+        context = [selectors.chat_payload(m, kit)
+                   for m in selectors.chat_context(report.message)]
+        message = next((m for m in context if m["id"] == report.message_id), None)
+    return {"id": report.pk, "game": str(report.game_id), "seq": report.seq,
+            "reporter": report.reporter.username, "reported": report.reported.username,
+            "reason": report.reason, "text": report.text, "status": report.status,
+            "resolution": report.resolution, "note": report.note,
+            "created_at": selectors.iso(report.created_at), "message": message,
+            "context": context}
+
+
+def _reports():
+    return Report.objects.select_related("reporter", "reported", "game", "message")
+
+
+class ModerationReportsView(APIView):
+    permission_classes = [IsAuthenticated, IsModerator]
+
+    @extend_schema(operation_id="moderation_reports_list", parameters=[ReportsQuery],
+                   responses={200: paginated("PaginatedModerationReportList",
+                                             ModerationReportOut), **ERRORS},
+                   summary="Players' reports, open ones first, newest first; a chat message's "
+                           "with the messages around it")
+    def get(self, request):
+        query = validated_query(ReportsQuery, request.query_params)
+        reports = _reports().order_by("status", "-created_at", "-id")
+        if query.get("status"):
+            reports = reports.filter(status=query["status"])
+        paginator = Pagination()
+        page = paginator.paginate_queryset(reports, request, view=self)
+        return paginator.get_paginated_response([report_payload(r) for r in page])
+
+
+class ModerationReportView(APIView):
+    permission_classes = [IsAuthenticated, IsModerator]
+
+    @extend_schema(operation_id="moderation_reports_retrieve", parameters=[REPORT_ID],
+                   responses={200: ModerationReportOut, **ERRORS},
+                   summary="One report, a chat message's with the messages around it")
+    def get(self, request, id):
+        report = _reports().filter(pk=id).first()
+        if report is None:
+            raise NotFound("No such report.")
+        return Response(report_payload(report))
+
+
+class HideMessageView(APIView):
+    permission_classes = [IsAuthenticated, IsModerator]
+
+    @extend_schema(
+        operation_id="moderation_chat_hide", parameters=[MESSAGE_ID], request=HideIn,
+        responses={200: ChatMessageOut, **ERRORS,
+                   409: OpenApiResponse(ErrorOut, description="`already_hidden`")},
+        summary="Hide a chat message from everyone but moderators (logged; its open reports "
+                "are resolved)")
+    def post(self, request, message_id):
+        data = validated(HideIn, request.data)
+        services.hide_message(request.user, message_id, data["reason"])
+        message = selectors.chat_context(ChatMessage.objects.select_related("game")
+                                         .get(pk=message_id), around=0)[0]
+        return Response(selectors.chat_payload(message, catalog.find_kit(message.game.kind)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import moderation, views
+from . import chat, moderation, views
 from .accounts import (
     MeView,
     MyTokensView,
@@ -38,6 +38,12 @@ urlpatterns = [
     path("games/<uuid:id>/mute/", views.MuteView.as_view(), name="api-game-mute"),
     path("games/<uuid:id>/events/", views.EventsView.as_view(), name="api-game-events"),
     path("games/<uuid:id>/reports/", moderation.ReportsView.as_view(), name="api-game-reports"),
+    path("games/<uuid:id>/chat/", chat.ChatView.as_view(), name="api-game-chat"),
+    path("games/<uuid:id>/chat/<int:message_id>/report/", chat.ChatReportView.as_view(),
+         name="api-game-chat-report"),
+    path("me/chat-mutes/", chat.MyChatMutesView.as_view(), name="api-my-chat-mutes"),
+    path("me/chat-mutes/<str:username>/", chat.MyChatMuteView.as_view(),
+         name="api-my-chat-mute"),
     path("moderation/games/<uuid:id>/pause/", moderation.PauseView.as_view()),
     path("moderation/games/<uuid:id>/resume/", moderation.ResumeView.as_view()),
     path("moderation/games/<uuid:id>/extend/", moderation.ExtendView.as_view()),
@@ -49,4 +55,7 @@ urlpatterns = [
     path("moderation/users/<str:username>/suspend/", moderation.SuspendView.as_view()),
     path("moderation/users/<str:username>/ban/", moderation.BanView.as_view()),
     path("moderation/users/<str:username>/lift/", moderation.LiftView.as_view()),
+    path("moderation/reports/", moderation.ModerationReportsView.as_view()),
+    path("moderation/reports/<int:id>/", moderation.ModerationReportView.as_view()),
+    path("moderation/chat/<int:message_id>/hide/", moderation.HideMessageView.as_view()),
 ]

@@ -200,7 +200,7 @@ class MovesView(APIView):
         data = validated(s.MoveIn, request.data)
         outcome = services.submit_move(
             id, data["move"], user=request.user, expected_seq=data.get("expected_seq"),
-            idem=idempotency(request))
+            idem=idempotency(request), channel="api")
         return Response(outcome.body, status=201)
 
 

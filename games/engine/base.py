@@ -237,3 +237,53 @@ class Game(Protocol):
 
     def from_json(self, data: dict[str, Any]) -> Any:
         """Rebuild a state from :meth:`to_json`."""
+
+
+class ModuleGame:
+    """The :class:`Game` protocol over a game's modules, for a game written as the three built
+    ones are: ``rules_module`` (``setup``, ``pending``, ``legal_moves``, ``apply``,
+    ``timeout_move``), ``views_module`` (``view``, ``view_event``), ``options_module``
+    (``normalize_options``, whose result has ``players``) and ``state_class`` (``to_json`` and
+    ``from_json``). A game subclasses it with its ``id``, ``min_players``, ``max_players``, those
+    four and its own ``result`` (the protocol's :meth:`Game.result`: the end is each game's)."""
+
+    id: str
+    min_players: int
+    max_players: int
+    rules_module: Any
+    views_module: Any
+    options_module: Any
+    state_class: Any
+
+    def normalize_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        return self.options_module.normalize_options(options)
+
+    def player_count(self, options: dict[str, Any]) -> int:
+        return self.normalize_options(options)["players"]
+
+    def setup(self, options: dict[str, Any], seed: int) -> Any:
+        return self.rules_module.setup(options, seed)
+
+    def pending(self, state: Any) -> list[Pending]:
+        return self.rules_module.pending(state)
+
+    def legal_moves(self, state: Any, player: int) -> list[Move]:
+        return self.rules_module.legal_moves(state, player)
+
+    def apply(self, state: Any, player: int, move: Move) -> tuple[Any, list[Event]]:
+        return self.rules_module.apply(state, player, move)
+
+    def timeout_move(self, state: Any, player: int) -> Move:
+        return self.rules_module.timeout_move(state, player)
+
+    def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
+        return self.views_module.view(state, viewer)
+
+    def view_event(self, event: Event, viewer: Viewer, state: Any) -> Event | None:
+        return self.views_module.view_event(event, viewer, state)
+
+    def to_json(self, state: Any) -> dict[str, Any]:
+        return state.to_json()
+
+    def from_json(self, data: dict[str, Any]) -> Any:
+        return self.state_class.from_json(data)

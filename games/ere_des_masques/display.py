@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 
-from games.kit import acting_player, seat_name
+from games.kit import acting_player, cards_in_words, command_text, seat_name
 
 from .rules.cards import KINDS
 
@@ -50,9 +50,7 @@ def title(kind: Any) -> str:
 
 def cards(kinds: list) -> str:
     """Cards in words, grouped by kind in the rules' order ("2 × Noble, Spy")."""
-    counts = {kind: kinds.count(kind) for kind in KINDS if kind in kinds}
-    return ", ".join(f"{n} × {title(kind)}" if n > 1 else title(kind)
-                     for kind, n in counts.items())
+    return cards_in_words(kinds, KINDS, title)
 
 
 def decision(name: str) -> str:
@@ -100,6 +98,27 @@ def move_label(move: dict, names: dict[int, str]) -> str:
     return str(kind)
 
 
+#: The moves' mail commands, by move type (``%(card)s`` filled in by :func:`command`).
+COMMANDS = {
+    "draw": pgettext_lazy("ere command", "draw"),
+    "play": pgettext_lazy("ere command", "play %(card)s"),
+    "let_pass": pgettext_lazy("ere command", "pass"),
+    "counter": pgettext_lazy("ere command", "counter %(card)s"),
+    "discard": pgettext_lazy("ere command", "discard %(card)s"),
+    "keep": pgettext_lazy("ere command", "keep %(card)s"),
+    "assassinate": pgettext_lazy("ere command", "kill %(card)s"),
+}
+
+
+def command(move: dict, names: dict[int, str]) -> str:
+    """A legal move as a mail command ("draw", "play noble", "counter spy"); empty for a move
+    this game does not have."""
+    words = COMMANDS.get(move.get("type"))
+    if words is None:
+        return ""
+    return command_text(str(words) % {"card": title(move.get("card") or move.get("kind"))})
+
+
 def _discard(event: dict, names: dict[int, str]) -> str:
     whose = seat_name(event.get("seat"), names)
     what = card(event.get("card"))
@@ -125,7 +144,7 @@ def sentence(event: dict, names: dict[int, str]) -> str:
     player = acting_player(event, names)
     shown = event.get("card")
     if kind == "turn":
-        return _("%(player)s's turn.") % {"player": player}
+        return _("Turn: %(player)s.") % {"player": player}
     if kind == "draw":
         count = event.get("count", 0)
         text = ngettext("%(player)s draws %(count)d card.", "%(player)s draws %(count)d cards.",
@@ -178,8 +197,10 @@ def sentence(event: dict, names: dict[int, str]) -> str:
             return _("%(player)s keeps %(card)s.") % {"player": player, "card": card(shown)}
         return _("%(player)s keeps one of the recruited cards.") % {"player": player}
     if kind == "reshuffle":
-        return _("The discard pile is shuffled into a new draw pile (%(count)d cards).") % {
-            "count": event.get("count", 0)}
+        count = event.get("count", 0)
+        return ngettext("The discard pile is shuffled into a new draw pile (%(count)d card).",
+                        "The discard pile is shuffled into a new draw pile (%(count)d cards).",
+                        count) % {"count": count}
     if kind == "end":
         return end_words(event.get("reason"), event.get("kind"),
                          [seat_name(w, names) for w in event.get("winners", [])])
@@ -197,3 +218,33 @@ def end_words(reason: Any, kind: Any, winners: list[str]) -> str:
     if reason == "turn_limit":
         return _("The game ends without a winner: the turn limit was reached.")
     return _("The game is over.")
+
+
+def error_words(error: Any) -> str | None:
+    """A refusal of the rules in words (``GameKit.error_words``), from its code and extra."""
+    extra, code = error.extra, error.code
+    if code == "wrong_move_now":
+        return {
+            "turn": _("It is your turn: draw 2 cards or play a card from your hand (§3)."),
+            "respond": _("Your opponent played a card face down: let it pass or counter it by "
+                         "naming a kind (§3)."),
+            "discard": _("You countered: discard a card of your choice from your hand (§3)."),
+            "keep": _("The Recruiter's power: keep one of the cards you drew (§1)."),
+            "assassinate": _("The Assassin's power: choose a card of your opponent's zone to "
+                             "discard (§1)."),
+        }.get(extra.get("decision"))
+    if code == "counter_needs_card":
+        return _("You may counter only with at least one card in your hand: let the card pass "
+                 "(§3).")
+    if code == "card_not_in_hand" and extra.get("card"):
+        if extra.get("action") == "discard":
+            return _("You have no %(card)s in your hand to discard.") % {
+                "card": title(extra["card"])}
+        return _("You have no %(card)s in your hand to play.") % {"card": title(extra["card"])}
+    if code == "card_not_recruited" and extra.get("card"):
+        return _("There is no %(card)s among the cards you drew: keep one of %(cards)s (§1).") % {
+            "card": title(extra["card"]), "cards": cards(extra.get("cards") or [])}
+    if code == "card_not_in_zone" and extra.get("card"):
+        return _("There is no %(card)s in your opponent's zone: choose one of %(cards)s "
+                 "(§1).") % {"card": title(extra["card"]), "cards": cards(extra.get("cards") or [])}
+    return None

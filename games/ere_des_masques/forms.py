@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy
 
-from games.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm
+from games.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, absent_policy_field
 
 
 class EreOptionsForm(GameOptionsForm):
@@ -20,10 +20,7 @@ class EreOptionsForm(GameOptionsForm):
     challenge_timeout = forms.TypedChoiceField(
         label=gettext_lazy("Time to let a card pass or counter it"), coerce=int,
         choices=SHORT_TIMEOUTS, initial=12 * 3600)
-    absent_policy = forms.ChoiceField(
-        label=gettext_lazy("When a player misses three deadlines in a row"), initial="bot",
-        choices=[("bot", gettext_lazy("a bot plays for them until they come back")),
-                 ("wait", gettext_lazy("the site keeps playing the defaults for them"))])
+    absent_policy = absent_policy_field()
 
     def options(self) -> dict[str, Any]:
         data = self.cleaned_data

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
-from games.kit import Board, GameKit, seat_name
+from games.kit import Board, GameKit, seat_line, seat_name, waiting_line
 
 from . import display, forms, schema
 from .rules import GAME, KINDS
@@ -37,6 +38,14 @@ class EreDesMasquesKit(GameKit):
     state_schema = schema.STATE
     you_schema = schema.YOU
     you_before_start = {"hand": [], "seen": []}
+
+    def error_words(self, error) -> str | None:
+        return display.error_words(error)
+
+    def ending_lines(self, board: Board) -> list[str]:
+        state, names = board.state, board.names
+        return [display.end_words(state.get("reason"), state.get("kind"),
+                                  [seat_name(w, names) for w in state.get("winners", [])])]
 
     def decision_words(self, decision: str) -> str:
         return display.decision(decision)
@@ -100,10 +109,72 @@ class EreDesMasquesKit(GameKit):
                           for kind in state.get("recruited") or []],
             "last_seen": last_seen and {"seq": last_seen["seq"],
                                         "cards": display.cards(last_seen["hand"])},
-            "end_words": (display.end_words(state.get("reason"), state.get("kind"),
-                                            [seat_name(w, names) for w in state["winners"]])
-                          if state.get("phase") == "over" else None),
+            "ending": self.ending_lines(board) if state.get("phase") == "over" else [],
         }
+
+    def command_words(self, move: dict, names: dict[int, str]) -> str:
+        return display.command(move, names) or super().command_words(move, names)
+
+    def status_lines(self, board: Board) -> list[str]:
+        """Whose turn, both players (hand size, play zone, how far from each victory), the
+        card played face down and the power under way, the piles, and the viewer's hand, the
+        Recruiter's cards to choose from and what their Spy saw last."""
+        state, names = board.state, board.names
+        context = self.board_context(board)
+        lines = list(context["ending"]) or [waiting_line(board, display.decision)]
+        for player in context["players"]:
+            zone = display.cards(player.get("zone_cards") or [])
+            lines.append(seat_line(player, [
+                ngettext("%(n)s card in hand", "%(n)s cards in hand", player["hand_size"]) % {
+                    "n": player["hand_size"]},
+                _("play zone: %(cards)s") % {"cards": zone or _("empty")},
+                *([ngettext("Four of a kind: %(n)s card away",
+                            "Four of a kind: %(n)s cards away", player["four_away"]) % {
+                    "n": player["four_away"]},
+                   ngettext("Five kinds: %(n)s kind missing", "Five kinds: %(n)s kinds missing",
+                            player["five_away"]) % {"n": player["five_away"]}]
+                  if player["four_away"] is not None and player["five_away"] is not None
+                  else [])]))
+        played = context["played"]
+        if played:
+            if played.get("revealed"):
+                line = _("%(who)s's card, revealed: %(card)s.") % {
+                    "who": played["who"], "card": played["card_title"]}
+            elif played.get("card_name"):
+                line = _("You played %(card)s face down; your opponent decides.") % {
+                    "card": played["card_name"]}
+            else:
+                line = _("%(who)s played a card face down.") % {"who": played["who"]}
+            if played.get("countered") and played.get("counter_name"):
+                line += " " + _("Countered: “it is %(kind)s”.") % {
+                    "kind": played["counter_name"]}
+            lines.append(line)
+        power = state.get("power")
+        if power:
+            lines.append(_("%(card)s's power applies for %(player)s.") % {
+                "card": display.title(power.get("kind")),
+                "player": seat_name(power.get("seat"), names)})
+        piles = ngettext("Draw pile: %(n)s card.", "Draw pile: %(n)s cards.",
+                         state.get("draw_pile", 0)) % {"n": state.get("draw_pile", 0)}
+        discard = state.get("discard_size", 0)
+        piles += " " + ngettext("Discard pile: %(n)s card", "Discard pile: %(n)s cards",
+                                discard) % {"n": discard}
+        if state.get("discard"):
+            piles += f" ({display.cards(state['discard'])})"
+        lines.append(piles + ".")
+        if board.you is not None:
+            hand = board.you.get("hand") or []
+            lines.append(_("Your hand: %(cards)s.") % {"cards": display.cards(hand)} if hand
+                         else _("Your hand is empty."))
+            if context["recruited"]:
+                lines.append(_("Recruited, to choose from:") + " " + ", ".join(
+                    card["title"] for card in context["recruited"]))
+            if context["last_seen"]:
+                lines.append(_("Your Spy saw your opponent's hand at move #%(seq)s: "
+                               "%(cards)s.") % {
+                    "seq": context["last_seen"]["seq"],
+                    "cards": context["last_seen"]["cards"] or _("empty")})
+        return [line for line in lines if line]
 
     def rules_context(self) -> dict[str, Any]:
         return {"cards": [{"id": kind, "name": display.title(kind),

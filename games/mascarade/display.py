@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
-from games.kit import acting_player, seat_name
+from games.kit import acting_player, command_text, seat_name
 
 from .rules.data import MASKS
 
@@ -127,17 +127,72 @@ def move_label(move: dict, names: dict[int, str]) -> str:
     if kind == "guru_answer":
         return _("My mask is the %(mask)s") % {"mask": mask(move.get("mask"))}
     if kind == "gambler":
-        return _("Hide %(hidden)s coin(s), %(player)s guesses") % {
-            "hidden": move.get("hidden"), "player": seat_name(move.get("target"), names)}
+        hidden = move.get("hidden")
+        return ngettext("Hide %(hidden)s coin, %(player)s guesses",
+                        "Hide %(hidden)s coins, %(player)s guesses",
+                        hidden if isinstance(hidden, int) else 2) % {
+            "hidden": hidden, "player": seat_name(move.get("target"), names)}
     if kind == "gambler_guess":
         return _("Guess %(guess)s") % {"guess": move.get("guess")}
     return str(kind)
 
 
+#: The moves' mail commands, by what decides them (``%(...)s`` filled in by :func:`command`).
+COMMANDS = {
+    "look": pgettext_lazy("mascarade command", "look"),
+    "exchange_swap": pgettext_lazy("mascarade command", "exchange %(slot)s swap"),
+    "exchange_keep": pgettext_lazy("mascarade command", "exchange %(slot)s keep"),
+    "announce": pgettext_lazy("mascarade command", "announce %(mask)s"),
+    "claim": pgettext_lazy("mascarade command", "claim"),
+    "pass": pgettext_lazy("mascarade command", "pass"),
+    "choose": pgettext_lazy("mascarade command", "choose %(player)s"),
+    "choose_nobody": pgettext_lazy("mascarade command", "choose nobody"),
+    "spy_swap": pgettext_lazy("mascarade command", "swap"),
+    "spy_keep": pgettext_lazy("mascarade command", "keep"),
+    "fool_swap": pgettext_lazy("mascarade command", "choose %(a)s %(b)s swap"),
+    "fool_keep": pgettext_lazy("mascarade command", "choose %(a)s %(b)s keep"),
+    "puppeteer": pgettext_lazy("mascarade command", "choose %(a)s %(b)s"),
+    "guru_answer": pgettext_lazy("mascarade command", "answer %(mask)s"),
+    "gambler": pgettext_lazy("mascarade command", "hide %(n)s %(player)s"),
+    "gambler_guess": pgettext_lazy("mascarade command", "guess %(n)s"),
+    "center": pgettext_lazy("mascarade command", "center %(n)s"),
+}
+
+
+def _slot_word(value: Any, names: dict[int, str]) -> str:
+    """A seat (its player's name) or a center slot ("center 1") in a command."""
+    if isinstance(value, str) and value.startswith("center-"):
+        return str(COMMANDS["center"]) % {"n": int(value.split("-")[1]) + 1}
+    return seat_name(value, names)
+
+
+def command(move: dict, names: dict[int, str]) -> str:
+    """A legal move as a mail command ("exchange bob swap", "announce king"); empty for a move
+    this game does not have."""
+    kind = move.get("type")
+    targets = move.get("targets") or [None, None]
+    values = {"slot": _slot_word(move.get("target"), names),
+              "player": seat_name(move.get("target"), names), "mask": mask(move.get("mask")),
+              "a": seat_name(targets[0], names), "b": seat_name(targets[-1], names),
+              "n": move.get("hidden", move.get("guess"))}
+    yes = "swap" if move.get("swap") else "keep"
+    if kind == "exchange":
+        key = f"exchange_{yes}"
+    elif kind in ("spy", "princess", "guru", "crook", "sorceress"):
+        key = "choose" if move.get("target") is not None else "choose_nobody"
+    elif kind in ("spy_swap", "fool"):
+        key = f"{kind.split('_')[0]}_{yes}"
+    else:
+        key = kind
+    if key not in COMMANDS or key == "center":
+        return ""
+    return command_text(str(COMMANDS[key]) % values)
+
+
 MOVE_GROUPS = {
     "exchange": gettext_lazy("Exchange"), "look": gettext_lazy("Look"),
     "announce": gettext_lazy("Announce a mask"), "claim": gettext_lazy("Challenge"),
-    "pass": gettext_lazy("Challenge"),
+    "pass": gettext_lazy("Challenge"), "guru_answer": gettext_lazy("Name your mask"),
 }
 
 
@@ -150,8 +205,8 @@ def sentence(event: dict, names: dict[int, str]) -> str:
     kind = event.get("type")
     who = acting_player(event, names)
     if kind == "turn":
-        return (_("Preparatory turn of %(player)s.") if event.get("prep")
-                else _("Turn of %(player)s.")) % {"player": who}
+        return (_("Preparatory turn: %(player)s.") if event.get("prep")
+                else _("Turn: %(player)s.")) % {"player": who}
     if kind == "exchange":
         target = slot(event.get("target"), names)
         if "swapped" in event:
@@ -181,9 +236,12 @@ def sentence(event: dict, names: dict[int, str]) -> str:
             "player": who, "mask": (_("the %(mask)s") % {"mask": mask(event["mask"])}
                                     if event.get("mask") else _("a card"))}
     if kind == "fines":
-        return _("Wrong claims: %(count)s player(s) pay %(amount)s coin(s) to the Justice "
-                 "board.") % {"count": len(event.get("seats", [])),
-                              "amount": event.get("amount")}
+        count, amount = len(event.get("seats", [])), event.get("amount")
+        coins = ngettext("%(n)s coin", "%(n)s coins",
+                         amount if isinstance(amount, int) else 2) % {"n": amount}
+        return ngettext("Wrong claims: %(count)s player pays %(coins)s to the Justice board.",
+                        "Wrong claims: %(count)s players pay %(coins)s each to the Justice "
+                        "board.", count) % {"count": count, "coins": coins}
     if kind == "power":
         if not event.get("mask"):  # forgotten (R9: log_masks off, a revealed holder's)
             return _("%(player)s uses the power of their revealed card.") % {"player": who}
@@ -197,8 +255,11 @@ def sentence(event: dict, names: dict[int, str]) -> str:
             if value == "justice":
                 return _("the Justice board")
             return seat_name(value, names)
-        return _("%(amount)s coin(s) from %(from)s to %(to)s.") % {
-            "amount": event.get("amount"), "from": side(source), "to": side(dest)}
+        amount = event.get("amount")
+        return ngettext("%(amount)s coin from %(from)s to %(to)s.",
+                        "%(amount)s coins from %(from)s to %(to)s.",
+                        amount if isinstance(amount, int) else 2) % {
+            "amount": amount, "from": side(source), "to": side(dest)}
     if kind in ("spy", "princess", "guru", "crook", "sorceress", "gambler"):
         target = event.get("target")
         text = _("%(player)s chose %(target)s.") % {
@@ -225,6 +286,44 @@ def sentence(event: dict, names: dict[int, str]) -> str:
     if kind == "gambler_guess":
         return _("%(player)s guessed %(guess)s.") % {"player": who, "guess": event.get("guess")}
     if kind == "end":
-        winners = ", ".join(seat_name(w, names) for w in event.get("winners", []))
-        return _("The game is over. Winner(s): %(winners)s.") % {"winners": winners}
+        winners = [seat_name(w, names) for w in event.get("winners", [])]
+        return ngettext("The game is over. Winner: %(winners)s.",
+                        "The game is over. Winners: %(winners)s.", len(winners)) % {
+            "winners": ", ".join(winners)}
     return str(kind)
+
+
+def error_words(error: Any) -> str | None:
+    """A refusal of the rules in words (``GameKit.error_words``), from its code and extra."""
+    extra, code = error.extra, error.code
+    if code == "prep_exchange_only":
+        return _("During the four preparatory turns you may only exchange your card, with "
+                 "another seat or a center card, swapping it or not (§5).")
+    if code == "wrong_move_now":
+        decision = extra.get("decision")
+        if decision == "turn":
+            return _("It is your turn: look at your card, exchange it or announce a mask (§5).")
+        if decision == "challenge":
+            return _("%(mask)s was announced: answer with a claim or a pass (§6).") % {
+                "mask": mask(extra.get("mask"))}
+        return _("The power of %(mask)s is waiting for another decision from you (§7).") % {
+            "mask": mask(extra.get("mask"))}
+    if code == "exchange_with_self":
+        return _("You cannot exchange your card with your own seat: choose another seat or a "
+                 "center card (§5).")
+    if code == "r5_revealed_last_turn":
+        return _("You cannot announce this turn: your card was revealed during the previous "
+                 "turn (R5). You may look at it or exchange it.")
+    if code == "mask_not_in_play" and extra.get("mask"):
+        return _("%(mask)s is not in play in this game: choose one of %(masks)s.") % {
+            "mask": mask(extra["mask"]),
+            "masks": ", ".join(mask(m) for m in extra.get("masks") or [])}
+    if code == "target_self":
+        return _("%(mask)s: choose other players, not your own seat (§7).") % {
+            "mask": mask(extra.get("mask"))}
+    if code == "targets_not_distinct":
+        return _("%(mask)s: choose two different players (§7).") % {
+            "mask": mask(extra.get("mask"))}
+    if code == "crook_not_richest":
+        return _("The Crook takes from the richest other player (§7).")
+    return None

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
-from games.kit import Board, GameKit
+from games.kit import Board, GameKit, ranking_lines, seat_line, seat_name, waiting_line
 
 from . import display, forms, schema
 from .rules import MASCARADE, MASKS
@@ -32,6 +34,7 @@ class MascaradeKit(GameKit):
     board_template = "mascarade/_board.html"
     aside_template = "mascarade/_aside.html"
     rules_template = "mascarade/rules.html"
+    moves_template = "mascarade/_moves.html"
     options_schema = schema.OPTIONS
     move_schema = schema.MOVE
     state_schema = schema.STATE
@@ -39,6 +42,40 @@ class MascaradeKit(GameKit):
 
     def option_errors(self, error, options):
         return forms.option_errors(error, options)
+
+    def error_words(self, error) -> str | None:
+        return display.error_words(error)
+
+    def ending_lines(self, board: Board) -> list[str]:
+        state, names = board.state, board.names
+        winners = ", ".join(seat_name(w, names) for w in state.get("winners", []))
+        # Why it ended is public: the end event says it (the state's reason is the moderator's).
+        reason = next((event.get("reason") for event in reversed(board.recent)
+                       if event.get("type") == "end"), None)
+        if reason == "thirteen":
+            why = _("%(winners)s reached 13 coins.") % {"winners": winners}
+        elif reason == "ruin":
+            ruined = ", ".join(seat_name(seat["seat"], names) for seat in state.get("seats", [])
+                               if seat.get("coins") == 0)
+            why = _("%(ruined)s is ruined: the richest win, %(winners)s.") % {
+                "ruined": ruined, "winners": winners}
+        elif reason == "cheater":
+            why = _("%(winners)s won with the Cheater, holding 10 coins or more.") % {
+                "winners": winners}
+        else:
+            return super().ending_lines(board)
+        scores = [(seat_name(seat["seat"], names), seat.get("coins", 0))
+                  for seat in state.get("seats", [])]
+        return [why, *ranking_lines(scores, lambda n: ngettext("%(n)d coin", "%(n)d coins",
+                                                              n) % {"n": n})]
+
+    def options_summary(self, options: dict[str, Any]) -> str:
+        scenario = options.get("scenario")
+        words = (_("custom scenario") if scenario == "custom"
+                 else _("scenario %(name)s") % {"name": scenario} if scenario else "")
+        if options.get("challenge_mode") == "simultaneous":
+            words += (", " if words else "") + _("challenges all at once")
+        return words
 
     def decision_words(self, decision: str) -> str:
         return display.decision(decision)
@@ -80,16 +117,8 @@ class MascaradeKit(GameKit):
     def board_context(self, board: Board) -> dict[str, Any]:
         state, you, names = board.state, board.you, board.names
         revealed = set(state.get("revealed_last_turn", []))
-        # Cards turned face up in this turn or the previous one, as this viewer saw them, while
-        # they are still where they were shown (no exchange has touched them since).
         moved = {entry["about"]: entry["seq"] for entry in state.get("last_moved", [])}
-        turned: dict[int, str] = {}
-        turn = state.get("turn")
-        for event in board.recent:
-            if (event.get("type") == "reveal" and event.get("mask")
-                    and event.get("turn") in (turn, turn - 1)
-                    and event["seq"] > moved.get(event.get("seat"), 0)):
-                turned[event["seat"]] = display.mask(event["mask"])
+        turned = _turned(board.recent, state.get("turn") or 0, moved)
         for seat in board.seats:
             seat["turned"] = turned.get(seat["seat"])
             seat["revealed_recently"] = seat["seat"] in revealed
@@ -101,7 +130,20 @@ class MascaradeKit(GameKit):
                       if moved.get(k["about"], 0) > k["seq"] else None}
                      for k in (you or {}).get("knowledge", [])]
         announcement = state.get("announcement")
+        legal = (you or {}).get("legal_moves") or []
         return {
+            # A turn's choices as one form per action, each target a whole legal move (the
+            # exchange's swap from its radios: the form's ``field_swap``).
+            "exchange_options": [{"json": json.dumps(m, sort_keys=True),
+                                  "words": display.slot(m.get("target"), names)}
+                                 for m in legal if m.get("type") == "exchange" and not m["swap"]],
+            "announce_options": [{"json": json.dumps(m, sort_keys=True),
+                                  "words": display.mask(m.get("mask"))}
+                                 for m in legal if m.get("type") == "announce"],
+            "decision_note": _decision_note(state, you, names),
+            "claim_label": announcement and _("Claim: I am the %(mask)s") % {
+                "mask": display.mask(announcement.get("mask"))},
+            "ending": self.ending_lines(board) if state.get("phase") == "over" else [],
             "knowledge": knowledge,
             "announcement": announcement and {
                 **announcement, "mask_name": display.mask(announcement.get("mask")),
@@ -114,6 +156,76 @@ class MascaradeKit(GameKit):
                               for d in state.get("starting_deal", [])],
         }
 
+    def command_words(self, move: dict, names: dict[int, str]) -> str:
+        return display.command(move, names) or super().command_words(move, names)
+
+    def status_lines(self, board: Board) -> list[str]:
+        """The seats (coins, a card turned face up and still in place, revealed last turn),
+        whose turn, the Justice board, the announcement and the power under way, the masks in
+        play, and the viewer's notebook: all from the page's own board context."""
+        state, names = board.state, board.names
+        context = self.board_context(board)
+        lines = []
+        if state.get("phase") == "over":
+            winners = [seat_name(w, names) for w in state.get("winners", [])]
+            lines.append(ngettext("The game is over. Winner: %(winners)s.",
+                                  "The game is over. Winners: %(winners)s.", len(winners))
+                         % {"winners": ", ".join(winners)})
+        else:
+            lines.append(waiting_line(board, display.decision))
+        for seat in board.seats:
+            coins = seat.get("coins", 0)
+            lines.append(seat_line(seat, [
+                ngettext("%(coins)s coin", "%(coins)s coins", coins) % {"coins": coins},
+                _("card turned: %(mask)s") % {"mask": seat["turned"]} if seat.get("turned")
+                else "",
+                _("revealed last turn") if seat.get("revealed_recently") else ""]))
+        justice = state.get("justice", 0)
+        table = ngettext("Justice board: %(n)s coin.", "Justice board: %(n)s coins.",
+                         justice) % {"n": justice}
+        if state.get("center"):
+            count = len(state["center"])
+            table += " " + ngettext("%(n)s center card.", "%(n)s center cards.", count) % {
+                "n": count}
+        lines.append(table)
+        announcement = context["announcement"]
+        if announcement:
+            line = _("%(who)s announced the %(mask)s.") % {
+                "who": announcement["who"], "mask": announcement["mask_name"]}
+            for key, words in (("claims", _("Claimed: %(names)s.")),
+                               ("passes", _("Passed: %(names)s."))):
+                if announcement.get(key):
+                    line += " " + words % {"names": ", ".join(
+                        seat_name(s, names) for s in announcement[key])}
+            lines.append(line)
+        power = state.get("power")
+        if power:
+            line = _("%(player)s uses the power of the %(mask)s.") % {
+                "player": seat_name(power.get("seat"), names),
+                "mask": display.mask(power.get("mask"))}
+            if power.get("target") is not None:
+                line += " " + _("Target: %(target)s.") % {
+                    "target": seat_name(power["target"], names)}
+            lines.append(line)
+        lines.append(context["decision_note"])
+        if context["masks_in_play"]:
+            lines.append(_("Masks in play: %(masks)s.") % {
+                "masks": ", ".join(m["name"] for m in context["masks_in_play"])})
+        if board.you is not None:
+            if not context["knowledge"]:
+                lines.append(_("You have not seen any card since the deal."))
+            else:
+                lines.append(_("Your notebook:"))
+                for known in context["knowledge"]:
+                    line = _("Move %(seq)s: %(about)s was the %(mask)s.") % {
+                        "seq": known["seq"], "about": known["about_words"],
+                        "mask": known["mask_name"]}
+                    line += " " + (_("Touched since: it may have moved (last at move %(seq)s).")
+                                   % {"seq": known["touched_at"]} if known["touched_at"]
+                                   else _("Not touched since."))
+                    lines.append("- " + line)
+        return [line for line in lines if line]
+
     def rules_context(self) -> dict[str, Any]:
         return {"masks": [{"id": m.id, "name": display.mask(m.id), "power": display.POWERS[m.id],
                            "star": m.star, "min_players": m.min_players, "copies": m.copies,
@@ -122,6 +234,56 @@ class MascaradeKit(GameKit):
 
     def create_context(self) -> dict[str, Any]:
         return {"scenarios": forms.scenario_table()}
+
+
+def _decision_note(state: dict, you: dict | None, names: dict[int, str]) -> str:
+    """What the power decision awaited from the viewer is about, from their projection only:
+    the Guru's target is told who chose them and what a wrong answer costs; the Spy's swap
+    restates the two cards and what the Spy saw of them."""
+    power = state.get("power") or {}
+    mine = (you or {}).get("seat")
+    if mine is None or not any(item.get("seat") == mine and item.get("decision")
+                               == power.get("decision") for item in state.get("awaiting", [])):
+        return ""
+    guru = seat_name(power.get("seat"), names)
+    if power.get("decision") == "guru_answer" and power.get("target") == mine:
+        return _("%(player)s used the Guru on you: name your mask, then your card is revealed. "
+                 "If you name it wrongly, you pay %(player)s 4 coins (all you have if fewer).") % {
+            "player": guru}
+    if power.get("decision") == "spy_swap" and power.get("seat") == mine:
+        target = power.get("target")
+        seen = [k for k in (you or {}).get("knowledge", []) if k.get("how") == "spy"]
+        latest = max((k["seq"] for k in seen), default=None)
+        masks = {k["about"]: k["mask"] for k in seen if k["seq"] == latest}
+        if mine in masks and target in masks:
+            return _("You saw your card, the %(mine)s, and %(player)s's card, the %(theirs)s: "
+                     "swap these two cards, or leave them as they are.") % {
+                "mine": display.mask(masks[mine]), "player": seat_name(target, names),
+                "theirs": display.mask(masks[target])}
+        return _("Your card and %(player)s's card: swap them, or leave them as they are.") % {
+            "player": seat_name(target, names)}
+    return ""
+
+
+def _turned(recent: list[dict], turn: int, moved: dict[Any, int]) -> dict[int, str]:
+    """The cards face up on the table for this viewer: for each seat, its card's latest reveal
+    of this turn or the previous one (a challenge's, the Guru's, the Princess's), as this viewer
+    saw it, while no move has taken that card under the table since (an exchange, a Spy's or a
+    Fool's swap, real or not). A latest reveal this viewer did not see (the Princess's target
+    does not see their own card) turns nothing, nor does an older one."""
+    shown: dict[int, tuple[int, str | None]] = {}
+    for event in recent:  # oldest first
+        kind = event.get("type")
+        if kind in ("reveal", "princess") and event.get("turn") in (turn, turn - 1):
+            seat = event.get("seat") if kind == "reveal" else event.get("target")
+            shown[seat] = (event.get("seq", 0), event.get("mask"))
+        elif kind in ("exchange", "spy_swap", "fool"):
+            touched = (event.get("targets") or [] if kind == "fool"
+                       else [event.get("seat"), event.get("target")])
+            for slot in touched:
+                shown.pop(slot, None)
+    return {seat: display.mask(mask) for seat, (seq, mask) in shown.items()
+            if mask and seq > moved.get(seat, 0)}
 
 
 KIT = MascaradeKit()

@@ -11,6 +11,7 @@ One module per concern, over one locked write core (:mod:`.core`):
 - :mod:`.deadlines` — timeouts and the sweep's share of them;
 - :mod:`.bots` — the bots' turns;
 - :mod:`.vacations` — days off and what they do to deadlines;
+- :mod:`.chat` — a player's message at the table, each viewer's chat mutes;
 - :mod:`.idempotency` — ``Idempotency-Key``;
 - :mod:`.snapshots` — the state cache rebuilt when a read found it behind.
 
@@ -21,6 +22,7 @@ HTTP. Work for the worker goes through :mod:`games.dispatch` after the commit.
 
 from __future__ import annotations
 
+from . import chat
 from .bots import DEFAULT_BOT_KIND, play_bots, play_stale_bots
 from .core import lock
 from .deadlines import (
@@ -49,6 +51,7 @@ __all__ = [
     "anticipate_deadlines",
     "apply_table_move",
     "cancel_vacation",
+    "chat",
     "come_back",
     "create_game",
     "declare_vacation",

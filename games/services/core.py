@@ -11,7 +11,9 @@ move record in memory:
 - :meth:`Table.act`: a table action (pause, resume, absent, back, replace, extend, abort:
   ``games.engine.table``) and its effect on the site's rows.
 
-Then :func:`commit` writes everything at once: the records appended, the snapshot refreshed, the
+Then :func:`commit` writes everything at once: the records appended (with the table chat lines
+the game's kit makes of each rules move's true events: ``GameKit.chat_lines``), the snapshot
+refreshed, the
 game's ``seq`` advanced and its ``version`` bumped (every change any viewer's answer shows bumps
 it: the ETag is built on it), the pending decisions rewritten by their difference with deadlines
 from their stored base (:mod:`games.deadlines`), the outbox rows of the messages written, and,
@@ -32,13 +34,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import deadlines, dispatch, notifications, selectors
-from games.catalog import get_game
+from games.catalog import get_game, get_kit
 from games.engine import IllegalMove
 from games.engine.table import apply_table, is_table_move
 from games.errors import AlreadySeated, GameNotActive, Invalid, NotFound, StaleSeq
-from games.models import Game, MoveRecord, PendingDecision, Seat, Snapshot
+from games.models import (
+    CHAT_MAX_LENGTH,
+    ChatMessage,
+    Game,
+    MoveRecord,
+    PendingDecision,
+    Seat,
+    Snapshot,
+)
 from mascarade_site.prepared import PreparedQuery, delete_rows, insert_rows, update_row
 
 logger = logging.getLogger(__name__)
@@ -68,7 +79,7 @@ def lock(game_id) -> Game:
     """The game row, locked until the end of the transaction, with its snapshot and creator."""
     found = _LOCK(game_id)
     if not found:
-        raise NotFound("No such game.")
+        raise NotFound(_("No such game."))
     return found[0]
 
 
@@ -93,6 +104,8 @@ class Table:
     #: The player who just moved (their decision is replaced even if the same kind is awaited).
     mover: int | None = None
     records: list[MoveRecord] = field(default_factory=list)
+    #: Table chat lines the rules' moves posted (``GameKit.chat_lines``), written with them.
+    chat: list[ChatMessage] = field(default_factory=list)
     seats_changed: dict[int, set[str]] = field(default_factory=dict)
     #: Pending rows changed in place by table actions: their fields to write.
     pending_changed: dict[int, set[str]] = field(default_factory=dict)
@@ -147,28 +160,32 @@ class Table:
     # --- steps ----------------------------------------------------------------------------
 
     def _append(self, seat: Seat | None, actor: str, by_user, payload: Any,
-                events: list) -> MoveRecord:
+                events: list, channel: str = "") -> MoveRecord:
         self.game.seq += 1
         record = MoveRecord(game=self.game, seq=self.game.seq, seat=seat, actor=actor,
                             by_user=by_user if by_user is not None
                             and by_user.is_authenticated else None,
-                            payload=payload, events=events)
+                            payload=payload, events=events, channel=channel)
         self.records.append(record)
         return record
 
     def _seat_changed(self, seat: Seat, *names: str) -> None:
         self.seats_changed.setdefault(seat.pk, set()).update(names)
 
-    def play(self, mover: int, move: Any, *, actor: str, by_user=None) -> MoveRecord:
-        """A move of the rules by the engine player ``mover``; the engine's errors are raised
-        before anything changes. Then the timeouts in a row are counted and the absence they
-        call for is taken on this table."""
+    def play(self, mover: int, move: Any, *, actor: str, by_user=None,
+             channel: str = "") -> MoveRecord:
+        """A move of the rules by the engine player ``mover`` (a player's, come through
+        ``channel``: ``"api"``, ``"web"`` or ``"mail"``); the engine's errors are raised before
+        anything changes. Then the timeouts in a row are counted and the absence they call for
+        is taken on this table."""
         if self.game.status != Game.Status.ACTIVE:
-            raise GameNotActive(f"This game is {self.game.status}: it takes no moves now.")
+            raise GameNotActive(_("This game is %(status)s: it takes no moves now.") % {
+                "status": self.game.get_status_display()})
         engine = get_game(self.game.kind)
         new_state, events = engine.apply(self.state, mover, move)
         seat = self.seat_at(mover)
-        record = self._append(seat, actor, by_user, move, events)
+        record = self._append(seat, actor, by_user, move, events, channel)
+        self._chat_lines(record, events)
         self.state, self.state_changed, self.resync, self.mover = new_state, True, True, mover
         self.bots_maybe = True
         result = engine.result(new_state)
@@ -186,6 +203,19 @@ class Table:
         elif action == "back" and not self.ended:
             self.act("back", player=seat.position)
         return record
+
+    def _chat_lines(self, record: MoveRecord, events: list) -> None:
+        """The lines the game's kit posts to the table chat for this move's true events
+        (``GameKit.chat_lines``): each by the seat it names (its user, or nobody for a bot),
+        appended with the move at the commit."""
+        lines = get_kit(self.game.kind).chat_lines(events)
+        for player, text, source in lines or ():
+            seat = self.seat_at(player)
+            text = str(text).strip()[:CHAT_MAX_LENGTH]
+            if text:
+                self.chat.append(ChatMessage(game=self.game, author_id=seat.user_id,
+                                             seat=seat.position, text=text,
+                                             source=str(source)[:64], seq=record.seq))
 
     def _count_timeouts(self, seat: Seat, actor: str) -> str | None:
         """Count the seat's timeouts in a row; the table action they call for: ``"absent"`` at
@@ -370,6 +400,7 @@ def commit_many(tables: list[Table]) -> list[Table]:
         return tables
     now = tables[0].now
     insert_rows([record for table in tables for record in table.records])
+    insert_rows([line for table in tables for line in table.chat])
     _write_snapshots(tables)
     _write_seats(tables)
     _write_games(tables, now)
@@ -380,7 +411,7 @@ def commit_many(tables: list[Table]) -> list[Table]:
         if table.ended and table.game.status == Game.Status.FINISHED:
             notifications.game_ended(table.game, table.seats)
         table.written += len(table.records) or 1
-        table.records = []
+        table.records, table.chat = [], []
         table.seats_changed, table.pending_changed = {}, {}
         table.state_changed = table.resync = table.started = table.ended = False
         table.mover = None

@@ -11,6 +11,8 @@ import secrets
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import selectors
 from games.catalog import bot_kinds, get_game
@@ -68,11 +70,13 @@ def create_game(user, kind: str, options: Any, *, private: bool = False, bots: i
     if isinstance(options, dict) and not user.is_staff:
         staff_only = [key for key in STAFF_OPTIONS if key in options]
         if staff_only:
-            raise Forbidden(f"The option {staff_only[0]!r} is for staff only.")
+            raise Forbidden(_("The option %(option)s is for staff only.") % {
+                "option": repr(staff_only[0])})
     normalized = engine.normalize_options(options)
     count = engine.player_count(normalized)
     if not 0 <= bots <= count - 1:
-        raise Invalid({"bots": [f"Between 0 and {count - 1} bots can join a game of {count}."]})
+        raise Invalid({"bots": [_("Between 0 and %(most)d bots can join a game of %(count)d.") % {
+            "most": count - 1, "count": count}]})
 
     def work() -> idempotency.Outcome:
         with transaction.atomic():
@@ -106,13 +110,14 @@ def join_game(user, game_id, invite_code: str | None = None) -> dict[str, Any]:
             raise AlreadySeated()
         if game.private and not invite_matches(game, invite_code):
             if not selectors.can_see(game, seats, user):  # (as for reading it)
-                raise NotFound("No such game.")
-            raise Forbidden("This game is private: joining it needs its invite code.")
+                raise NotFound(_("No such game."))
+            raise Forbidden(_("This game is private: joining it needs its invite code."))
         free = _free_positions(game, seats)
         if not free:
             raise GameFull()
         if game.status != Game.Status.OPEN:
-            raise GameNotActive(f"This game is {game.status}: it takes no new players.")
+            raise GameNotActive(_("This game is %(status)s: it takes no new players.") % {
+                "status": game.get_status_display()})
         seat = Seat.objects.create(game=game, position=free[0], user=user)
         seats = sorted([*seats, seat], key=lambda s: s.position)
         return selectors.game_payload(_start_if_full(game, seats), user)
@@ -124,13 +129,13 @@ def leave_game(user, game_id) -> dict[str, Any]:
         game = lock(game_id)
         seats = selectors.seats_of(game)
         if not selectors.can_see(game, seats, user):
-            raise NotFound("No such game.")
+            raise NotFound(_("No such game."))
         mine = [seat for seat in seats if seat.user_id == user.pk]
         if not mine:
-            raise Forbidden("You have no seat in this game.")
+            raise Forbidden(_("You have no seat in this game."))
         if game.status != Game.Status.OPEN:
-            raise Forbidden(f"This game is {game.status}: seats can only be left before the "
-                            f"start.")
+            raise Forbidden(_("This game is %(status)s: seats can only be left before the "
+                              "start.") % {"status": game.get_status_display()})
         mine[0].delete()
         seats = [seat for seat in seats if seat.pk != mine[0].pk]
         fields = ["version", "updated_at"]
@@ -148,18 +153,21 @@ def add_bots(user, game_id, count: int, kind: str = DEFAULT_BOT_KIND) -> dict[st
         game = lock(game_id)
         seats = selectors.seats_of(game)
         if not selectors.can_see(game, seats, user):
-            raise NotFound("No such game.")
+            raise NotFound(_("No such game."))
         if game.created_by_id != user.pk:
-            raise Forbidden("Only the game's creator can add bots.")
+            raise Forbidden(_("Only the game's creator can add bots."))
         free = _free_positions(game, seats)
         if not free:
             raise GameFull()
         if game.status != Game.Status.OPEN:
-            raise GameNotActive(f"This game is {game.status}: bots join open games only.")
+            raise GameNotActive(_("This game is %(status)s: bots join open games only.") % {
+                "status": game.get_status_display()})
         if count < 1:
-            raise Invalid({"count": ["Add at least one bot."]})
+            raise Invalid({"count": [_("Add at least one bot.")]})
         if count > len(free):
-            raise Invalid({"count": [f"Only {len(free)} seat(s) are free."]})
+            raise Invalid({"count": [ngettext("Only %(n)d seat is free.",
+                                              "Only %(n)d seats are free.", len(free))
+                                     % {"n": len(free)}]})
         seats = sorted([*seats, *Seat.objects.bulk_create(_bot_seats(game, free[:count], kind))],
                        key=lambda s: s.position)
         return selectors.game_payload(_start_if_full(game, seats), user)

@@ -25,6 +25,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
+from django.utils.translation import gettext as _
 
 from games import selectors
 from games.errors import Forbidden, GameNotActive, Invalid, NotFound
@@ -53,10 +54,10 @@ def apply_table_move(game_id, action: str, *, actor: str = Actor.SYSTEM, by_user
 
 def _my_seat(table: Table, user) -> Seat:
     if not selectors.can_see(table.game, table.seats, user):
-        raise NotFound("No such game.")
+        raise NotFound(_("No such game."))
     mine = [seat for seat in table.seats if seat.user_id == user.pk]
     if not mine:
-        raise Forbidden("You have no seat in this game.")
+        raise Forbidden(_("You have no seat in this game."))
     return mine[0]
 
 
@@ -67,7 +68,7 @@ def come_back(user, game_id) -> dict[str, Any]:
         table = open_table(game_id)
         seat = _my_seat(table, user)
         if not seat.absent:
-            raise Invalid({"seat": ["Your seat is not marked absent."]})
+            raise Invalid({"seat": [_("Your seat is not marked absent.")]})
         table.act("back", player=seat.position, actor=Actor.PLAYER, by_user=user)
         commit(table)
         return selectors.game_payload(table.loaded(), user)
@@ -83,7 +84,8 @@ def request_pause(user, game_id, wanted: bool) -> dict[str, Any]:
         game = table.game
         seat = _my_seat(table, user)
         if game.status not in (Game.Status.ACTIVE, Game.Status.PAUSED):
-            raise GameNotActive(f"This game is {game.status}: it cannot be paused.")
+            raise GameNotActive(_("This game is %(status)s: it cannot be paused.") % {
+                "status": game.get_status_display()})
         seat.wants_pause = wanted
         table.seats_changed.setdefault(seat.pk, set()).add("wants_pause")
         humans = [s for s in table.seats if s.user_id is not None]
@@ -92,7 +94,7 @@ def request_pause(user, game_id, wanted: bool) -> dict[str, Any]:
                       reason="All the players asked for a pause.")
         elif game.status == Game.Status.PAUSED and not wanted:
             if selectors.table_state(game).get("paused_by") != "players":
-                raise Forbidden("A moderator paused this game: only a moderator can resume it.")
+                raise Forbidden(_("A moderator paused this game: only a moderator can resume it."))
             table.act("resume", actor=Actor.PLAYER, by_user=user, by="players")
             for other in humans:
                 other.wants_pause = False

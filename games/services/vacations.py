@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import VACATION_DAYS_PER_YEAR, User, Vacation
 from games.errors import Invalid, NotFound
@@ -47,16 +49,16 @@ def declare(user: User, start: dt.date, end: dt.date) -> Vacation:
     the span is reversed, starts in the past, overlaps another, or would take the year over
     the allowance."""
     if end < start:
-        raise Invalid({"end": ["The last day comes before the first day."]},
-                      "The last day comes before the first day.")
+        message = _("The last day comes before the first day.")
+        raise Invalid({"end": [message]}, message)
     if start < today_for(user):
-        raise Invalid({"start": ["A vacation cannot start in the past."]},
-                      "A vacation cannot start in the past.")
+        message = _("A vacation cannot start in the past.")
+        raise Invalid({"start": [message]}, message)
     if (end - start).days + 1 > VACATION_DAYS_PER_YEAR:
-        message = f"A vacation lasts at most {VACATION_DAYS_PER_YEAR} days."
+        message = _("A vacation lasts at most %(n)d days.") % {"n": VACATION_DAYS_PER_YEAR}
         raise Invalid({"end": [message]}, message)
     if end > LAST_DAY:
-        message = f"A vacation ends on {LAST_DAY.isoformat()} at the latest."
+        message = _("A vacation ends on %(day)s at the latest.") % {"day": LAST_DAY.isoformat()}
         raise Invalid({"end": [message]}, message)
     with transaction.atomic():
         # One declaration at a time per user: the allowance check cannot be raced.
@@ -64,7 +66,7 @@ def declare(user: User, start: dt.date, end: dt.date) -> Vacation:
         existing = list(Vacation.objects.filter(user=user).filter(
             Q(start__year__in=[start.year, end.year]) | Q(end__year__in=[start.year, end.year])))
         if any(v.start <= end and start <= v.end for v in existing):
-            message = "These days overlap a vacation you already declared."
+            message = _("These days overlap a vacation you already declared.")
             raise Invalid({"start": [message]}, message)
         new = Vacation(user=user, start=start, end=end)
         for year in range(start.year, end.year + 1):
@@ -72,8 +74,11 @@ def declare(user: User, start: dt.date, end: dt.date) -> Vacation:
             wanted = _days_in_year([new], year)
             if used + wanted > VACATION_DAYS_PER_YEAR:
                 left = max(0, VACATION_DAYS_PER_YEAR - used)
-                message = (f"You have {left} vacation day(s) left in {year} "
-                           f"({VACATION_DAYS_PER_YEAR} per calendar year).")
+                message = ngettext(
+                    "You have %(left)d vacation day left in %(year)d (%(per)d per calendar "
+                    "year).",
+                    "You have %(left)d vacation days left in %(year)d (%(per)d per calendar "
+                    "year).", left) % {"left": left, "year": year, "per": VACATION_DAYS_PER_YEAR}
                 raise Invalid({"end": [message]}, message)
         new.save()
         recompute_deadlines(user)
@@ -87,9 +92,9 @@ def cancel(user: User, vacation_id: int) -> None:
         User.objects.select_for_update().filter(pk=user.pk).first()
         vacation = Vacation.objects.filter(pk=vacation_id, user=user).first()
         if vacation is None:
-            raise NotFound("No such vacation.")
+            raise NotFound(_("No such vacation."))
         if vacation.start <= today_for(user):
-            message = "This vacation has started: it can no longer be cancelled."
+            message = _("This vacation has started: it can no longer be cancelled.")
             raise Invalid({"start": [message]}, message)
         vacation.delete()
         recompute_deadlines(user)

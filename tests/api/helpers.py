@@ -74,3 +74,35 @@ def replay_with_table(game: Game, upto: int | None = None):
     state, table, _events = engine_replay_records(
         engine, game.options, game.seed, [(player, move) for _seq, player, move in records])
     return engine, state, table
+
+
+def mail_text_beyond_its_readers_view(message, game: Game) -> str:
+    """A mail's subject and text without what comes from its reader's own view: the table as
+    text and their moves as commands, as ``games.mail_play`` lists them now (each checked to be
+    in the mail when the mail lists moves), and without links. What is left must name no card;
+    what the removed lines say comes from the reader's projection (``tests/site/
+    test_commands.py`` checks ``status_lines`` against the truth)."""
+    import re
+
+    from django.utils import translation
+
+    from accounts.models import User
+    from games import catalog, commands
+    from games.mail_play import names_and_board
+
+    user = User.objects.get(email=message.to[0])
+    game = Game.objects.get(pk=game.pk)
+    kit = catalog.get_kit(game.kind)
+    text = message.body
+    if message.reply_to:
+        with translation.override(user.language):
+            names, board, payload = names_and_board(game, user)
+            own = [str(line) for line in kit.status_lines(board) if line] if board else []
+            own = [line for line in own if not line.startswith("Waiting for: ")]
+            legal = (payload["you"] or {}).get("legal_moves", [])
+            own += [command for _n, command, _move in
+                    commands.command_list(kit, legal, names, user.language)]
+        for line in sorted(own, key=len, reverse=True):
+            assert line in text, (line, text)
+            text = text.replace(line, " ")
+    return re.sub(r"https?://\S+", " ", message.subject + " " + text)

@@ -12,7 +12,7 @@ from games.api import errors
 from games.models import Game, IdempotencyKey, MoveRecord
 
 from .factories import UserFactory, client_for
-from .helpers import URL, game_url, start_game
+from .helpers import URL, game_url, peaceful, start_game
 from .test_games_api import MASCARADE_4, assert_error, awaited
 
 pytestmark = pytest.mark.django_db
@@ -151,3 +151,55 @@ def test_creating_a_game_with_a_key_creates_it_once(users, clients):
                                  HTTP_IDEMPOTENCY_KEY="new-game"), 422, "idempotency_conflict")
     assert_error(clients[0].post(URL, MASCARADE_4, format="json",
                                  HTTP_IDEMPOTENCY_KEY="x" * 300), 400, "invalid")
+
+
+@pytest.mark.postgres
+def test_answers_given_at_once_stale_in_the_api_and_played_from_the_page(users):
+    """Everyone answers a claim at once, each from the same seq. Through the API (the contract:
+    any other seq is 409 ``stale_seq``) the second answer is refused and nothing is stored; from
+    the page, an answer to a decision already awaited at the seq read is played, while one from a
+    seq before that decision began, or from the future, is still refused."""
+    import json
+
+    from django.test import Client
+
+    game = start_game(users[0], users[1:], {"players": 4, "challenge_mode": "simultaneous"})
+    for _ in range(12):  # the first turns may not claim: exchange without swapping
+        claimer = client_for(awaited(game))
+        moves = claimer.get(game_url(game.pk, "legal-moves/")).json()["moves"]
+        claim = next((m for m in moves if m["type"] == "announce"), None)
+        if claim is not None:
+            break
+        assert claimer.post(game_url(game.pk, "moves/"), {"move": peaceful(moves)},
+                            format="json").status_code == 201
+    assert claimer.post(game_url(game.pk, "moves/"), {"move": claim},
+                        format="json").status_code == 201
+    reads = [(user, client_for(user).get(game_url(game.pk, "legal-moves/")).json())
+             for user in users]
+    reads = [(user, legal) for user, legal in reads if legal["moves"]]
+    assert len(reads) == 3, "the three others answer at once"
+    seq = reads[0][1]["seq"]
+    before = MoveRecord.objects.filter(game=game).count()
+
+    def passing(legal):
+        return next(m for m in legal["moves"] if m["type"] == "pass")
+
+    first, second, _third = reads
+    assert client_for(first[0]).post(game_url(game.pk, "moves/"), {
+        "move": passing(first[1]), "expected_seq": seq}, format="json").status_code == 201
+    refused = client_for(second[0]).post(game_url(game.pk, "moves/"), {
+        "move": passing(second[1]), "expected_seq": seq}, format="json")
+    assert_error(refused, 409, "stale_seq")
+    assert MoveRecord.objects.filter(game=game).count() == before + 1
+
+    page = Client()
+    page.force_login(second[0])
+    for wrong in (seq - 1, seq + 5):
+        page.post(f"/games/{game.pk}/move/", {"move": json.dumps(passing(second[1])),
+                                             "expected_seq": wrong})
+        assert MoveRecord.objects.filter(game=game).count() == before + 1
+    answer = page.post(f"/games/{game.pk}/move/", {"move": json.dumps(passing(second[1])),
+                                                  "expected_seq": seq}, follow=True)
+    assert answer.status_code == 200
+    assert MoveRecord.objects.filter(game=game).count() == before + 2
+    assert MoveRecord.objects.filter(game=game).order_by("-seq").first().seat.user == second[0]

@@ -122,9 +122,17 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read(settings):
     answer = client_for().post("/api/v1/auth/token/", data=big, content_type="application/json")
     assert_error(answer, 413, "too_large")
     # A form page too.
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    settings.PAGE_MAX_BODY_BYTES = 1000
     page = Client().post("/accounts/login/", {"login": "a" * 2000, "password": "x"})
     assert page.status_code == 413
+    # A provider's post of an inbound mail has its own, larger limit.
+    settings.MAIL_WEBHOOK_MAX_BODY_BYTES = 3000
+    webhook = Client().post("/anymail/postmark/inbound/", data="x" * 2000,
+                            content_type="application/json")
+    assert webhook.status_code != 413
+    webhook = Client().post("/anymail/postmark/inbound/", data="x" * 4000,
+                            content_type="application/json")
+    assert webhook.status_code == 413
 
 
 def test_a_body_without_a_length_is_read_up_to_the_limit_only(settings):

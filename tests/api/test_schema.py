@@ -45,6 +45,13 @@ ADDED_PATHS = {
     "/api/v1/moderation/games/{id}/full/": {"get"},
     **{f"/api/v1/moderation/users/{{username}}/{a}/": {"post"}
        for a in ("suspend", "ban", "lift")},
+    "/api/v1/games/{id}/chat/": {"get", "post"},
+    "/api/v1/games/{id}/chat/{message_id}/report/": {"post"},
+    "/api/v1/me/chat-mutes/": {"get", "post"},
+    "/api/v1/me/chat-mutes/{username}/": {"delete"},
+    "/api/v1/moderation/reports/": {"get"},
+    "/api/v1/moderation/reports/{id}/": {"get"},
+    "/api/v1/moderation/chat/{message_id}/hide/": {"post"},
 }
 
 
@@ -83,7 +90,16 @@ def wsgi_in_test_transaction(db):
 
 
 @pytest.fixture
-def seated(db):
+def chat_unlimited(monkeypatch):
+    """Every generated chat message of the seated player is taken: the chat's rate limit (a
+    429 for valid data, by design) is tested in test_chat.py."""
+    from games.services import chat
+
+    monkeypatch.setattr(chat, "MESSAGES_PER_WINDOW", 10**6)
+
+
+@pytest.fixture
+def seated(db, chat_unlimited):
     """A token whose user plays in an active public game, and that game's id."""
     users = [UserFactory() for _ in range(4)]
     game = start_game(users[0], users[1:])

@@ -76,3 +76,24 @@ def test_the_api_documentation_page_loads_its_scripts_from_the_site():
         else:  # the set-up script, served by the view itself
             answer = Client().get(src)
             assert answer.status_code == 200 and "javascript" in answer["Content-Type"], src
+
+
+def test_the_api_documentation_page_needs_no_other_host():
+    """/api/docs/ works offline: everything it names (scripts, styles, icon, its set-up script)
+    is served here, nothing points to another host (Swagger UI's online validator badge is off),
+    and the page's own policy allows it without 'unsafe-inline' scripts."""
+    client = Client()
+    answer = client.get("/api/docs/")
+    page = answer.content.decode()
+    rules = policy(answer)
+    assert rules["script-src"] == ["'self'"] and inline_scripts(page) == []
+    links = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert links
+    for link in links:
+        assert link.startswith("/") and not link.startswith("//"), link
+        asset = client.get(link)
+        assert asset.status_code == 200, link
+        if link.startswith("/api/docs/"):  # the set-up script: no other host named in it
+            script = asset.content.decode()
+            assert re.findall(r"https?://[^\s\"']+", script) == [], link
+            assert '"validatorUrl": null' in script, link

@@ -11,7 +11,6 @@ import re
 from unittest import mock
 
 import pytest
-from django.test import Client
 
 from games import selectors, services
 from games.catalog import get_game
@@ -19,17 +18,14 @@ from games.engine import MODERATOR
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
 
+from .helpers import browser
+
 pytestmark = pytest.mark.django_db
 
 TITLES = {"noble": "Noble", "recruiter": "Recruiter", "spy": "Spy", "brute": "Brute",
           "assassin": "Assassin"}
 
 
-def browser(user=None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -256,7 +256,8 @@ def apply(state: State, player: Any, move: Any) -> tuple[State, list[dict[str, A
     decision = decision_of(state, player)
     if decision is None:
         raise NotYourDecision(f"The game is not waiting for a decision from you now; it waits "
-                              f"for seat {state.decider} ({state.phase}).")
+                              f"for seat {state.decider} ({state.phase}).",
+                              seats=[state.decider], decision=state.phase)
     if mtype not in DECISION_MOVES[decision]:
         raise _wrong_move(decision)
     s = state.copy()
@@ -277,7 +278,7 @@ def _wrong_move(decision: str) -> IllegalMove:
         "assassinate": "The Assassin's power: choose a card of your opponent's zone to discard "
                        "(§1).",
     }[decision]
-    return IllegalMove(message, code="wrong_move_now")
+    return IllegalMove(message, code="wrong_move_now", decision=decision)
 
 
 def _event(s: State, etype: str, seat: int | None, **fields: Any) -> dict[str, Any]:
@@ -337,7 +338,8 @@ def _draw_turn(s: State, events: list, player: int) -> None:
 def _play(s: State, events: list, player: int, card: str) -> None:
     hand = s.hands[player]
     if card not in hand:
-        raise IllegalMove(f"You have no {card} in your hand to play.", code="card_not_in_hand")
+        raise IllegalMove(f"You have no {card} in your hand to play.", code="card_not_in_hand",
+                          card=card, action="play")
     hand.remove(card)
     s.idle = 0
     s.played, s.revealed, s.counter = card, False, ""
@@ -386,7 +388,7 @@ def _discard(s: State, events: list, player: int, card: str) -> None:
     hand = s.hands[player]
     if card not in hand:
         raise IllegalMove(f"You have no {card} in your hand to discard.",
-                          code="card_not_in_hand")
+                          code="card_not_in_hand", card=card, action="discard")
     hand.remove(card)
     s.discard.append(card)
     _discard_event(s, events, player, card, "counter", "hand")
@@ -446,7 +448,8 @@ def _ask(s: State, seat: int, kind: str, decision: str) -> None:
 def _keep(s: State, events: list, player: int, card: str) -> None:
     if card not in s.recruited:
         raise IllegalMove(f"There is no {card} among the cards you drew: keep one of "
-                          f"{', '.join(distinct(s.recruited))} (§1).", code="card_not_recruited")
+                          f"{', '.join(distinct(s.recruited))} (§1).", code="card_not_recruited",
+                          card=card, cards=distinct(s.recruited))
     rest = list(s.recruited)
     rest.remove(card)
     s.recruited = []
@@ -463,7 +466,8 @@ def _assassinate(s: State, events: list, player: int, card: str) -> None:
     zone = s.zones[victim]
     if card not in zone:
         raise IllegalMove(f"There is no {card} in your opponent's zone: choose one of "
-                          f"{', '.join(distinct(zone))} (§1).", code="card_not_in_zone")
+                          f"{', '.join(distinct(zone))} (§1).", code="card_not_in_zone",
+                          card=card, cards=distinct(zone))
     del zone[len(zone) - 1 - zone[::-1].index(card)]  # the last one laid of that kind
     s.discard.append(card)
     _discard_event(s, events, victim, card, "assassin", "zone", by=player)

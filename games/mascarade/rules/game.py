@@ -1,49 +1,20 @@
 """The :class:`Mascarade` game object: the :class:`games.engine.base.Game` protocol over
-:mod:`.rules` and :mod:`.views`."""
+:mod:`.rules` and :mod:`.views` (:class:`games.engine.base.ModuleGame`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from games.engine.base import ModuleGame, Result
 
-from games.engine.base import Event, Move, Pending, Result, Viewer
-
-from . import rules, views
+from . import options, rules, views
 from .data import MAX_PLAYERS, MIN_PLAYERS
-from .options import normalize_options
 from .state import State
 
 
-class Mascarade:
+class Mascarade(ModuleGame):
     id = "mascarade"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
-
-    def normalize_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        return normalize_options(options)
-
-    def player_count(self, options: dict[str, Any]) -> int:
-        return normalize_options(options)["players"]
-
-    def setup(self, options: dict[str, Any], seed: int) -> State:
-        return rules.setup(options, seed)
-
-    def pending(self, state: State) -> list[Pending]:
-        return rules.pending(state)
-
-    def legal_moves(self, state: State, player: int) -> list[Move]:
-        return rules.legal_moves(state, player)
-
-    def apply(self, state: State, player: int, move: Move) -> tuple[State, list[Event]]:
-        return rules.apply(state, player, move)
-
-    def timeout_move(self, state: State, player: int) -> Move:
-        return rules.timeout_move(state, player)
-
-    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        return views.view(state, viewer)
-
-    def view_event(self, event: Event, viewer: Viewer, state: State) -> Event | None:
-        return views.view_event(event, viewer, state)
+    rules_module, views_module, options_module, state_class = rules, views, options, State
 
     def result(self, state: State) -> Result | None:
         if state.phase != "over":
@@ -51,12 +22,6 @@ class Mascarade:
         return Result(winner_seats=tuple(state.winners),
                       winner_players=tuple(state.at[x] for x in state.winners),
                       reason=state.reason, details={"coins": list(state.coins)})
-
-    def to_json(self, state: State) -> dict[str, Any]:
-        return state.to_json()
-
-    def from_json(self, data: dict[str, Any]) -> State:
-        return State.from_json(data)
 
 
 MASCARADE = Mascarade()

@@ -354,7 +354,7 @@ def apply(state: State, player: Any, move: Any) -> tuple[State, list[dict[str, A
     if decision is None:
         seats = ", ".join(f"seat {seat} ({kind})" for seat, kind in awaited(state))
         raise NotYourDecision(f"The game is not waiting for a decision from you now; it waits "
-                              f"for {seats}.")
+                              f"for {seats}.", seats=[seat for seat, _kind in awaited(state)])
     if mtype not in DECISION_MOVES[decision]:
         raise _wrong_move(state, decision)
     s = state.copy()
@@ -369,15 +369,16 @@ def _wrong_move(s: State, decision: str) -> IllegalMove:
     if decision == "prep":
         return IllegalMove("During the four preparatory turns you may only exchange your card, "
                            "with another seat or a center card, swapping it or not (§5).",
-                           code="prep_exchange_only")
+                           code="prep_exchange_only", decision=decision)
     if decision == "turn":
         return IllegalMove("It is your turn: look at your card, exchange it or announce a mask "
-                           "(§5).", code="wrong_move_now")
+                           "(§5).", code="wrong_move_now", decision=decision)
     if decision == "challenge":
         return IllegalMove(f"Seat {s.ann_seat} announced the {s.ann_mask}: answer with a claim "
-                           f"or a pass (§6).", code="wrong_move_now")
+                           f"or a pass (§6).", code="wrong_move_now", decision=decision,
+                           seat=s.ann_seat, mask=s.ann_mask)
     return IllegalMove(f"The {s.ann_mask}'s power is waiting for your {decision!r} decision "
-                       f"(§7).", code="wrong_move_now")
+                       f"(§7).", code="wrong_move_now", decision=decision, mask=s.ann_mask)
 
 
 def _event(s: State, etype: str, seat: int | None, **fields: Any) -> dict[str, Any]:
@@ -486,7 +487,8 @@ def _look(s: State, events: list, player: int) -> None:
 def _announce(s: State, events: list, player: int, mask: str) -> None:
     if mask not in s.masks:
         raise IllegalMove(f"The {mask} is not in play in this game: you may only announce one of "
-                          f"{', '.join(_distinct_masks(s))} (§5).", code="mask_not_in_play")
+                          f"{', '.join(_distinct_masks(s))} (§5).", code="mask_not_in_play",
+                          mask=mask, masks=_distinct_masks(s))
     if player in s.rev_prev_players:
         raise IllegalMove("You cannot announce this turn: your card was revealed during the "
                           "previous turn (R5). You may look at it or exchange it.",
@@ -614,17 +616,17 @@ def _done(s: State, events: list) -> None:
 def _other_player(s: State, target: int, power: str) -> None:
     if target == s.holder:
         raise IllegalMove(f"The {power} must choose another player, not their own seat (§7).",
-                          code="target_self")
+                          code="target_self", mask=power.lower())
 
 
 def _two_others(s: State, targets: tuple[int, int], power: str) -> None:
     a, b = targets
     if a == s.holder or b == s.holder:
         raise IllegalMove(f"The {power} chooses two other players, not their own seat (§7).",
-                          code="target_self")
+                          code="target_self", mask=power.lower())
     if a == b:
         raise IllegalMove(f"The {power} chooses two different players (§7).",
-                          code="targets_not_distinct")
+                          code="targets_not_distinct", mask=power.lower())
 
 
 def _spy(s: State, events: list, player: int, target: int) -> None:
@@ -693,7 +695,8 @@ def _guru(s: State, events: list, player: int, target: int) -> None:
 def _guru_answer(s: State, events: list, player: int, mask: str) -> None:
     if mask not in s.masks:
         raise IllegalMove(f"The {mask} is not in play in this game: name one of "
-                          f"{', '.join(_distinct_masks(s))} (§7).", code="mask_not_in_play")
+                          f"{', '.join(_distinct_masks(s))} (§7).", code="mask_not_in_play",
+                          mask=mask, masks=_distinct_masks(s))
     h, t = s.holder, s.target
     events.append(_event(s, "guru_answer", t, player=player, holder=h, mask=mask))
     _reveal(s, events, t, "guru")
@@ -722,7 +725,7 @@ def _crook(s: State, events: list, player: int, target: int) -> None:
         raise IllegalMove(f"The Crook takes from the richest other player: seat {target} has "
                           f"{s.coins[target]} coins, the richest have {s.coins[victims[0]]} "
                           f"(seats {', '.join(map(str, victims))}) (§7).",
-                          code="crook_not_richest")
+                          code="crook_not_richest", seat=target, seats=list(victims))
     events.append(_event(s, "crook", h, player=player, target=target))
     _take(s, events, h, target, 2, "crook")
     _done(s, events)

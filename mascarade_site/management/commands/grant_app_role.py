@@ -2,8 +2,9 @@
 the tables' owner (run it, as the owner, after each `migrate`: new tables get theirs).
 
 The application role (the service's ``DATABASE_URL``) reads and writes every table but for what
-it only appends to: the move records and the moderation log, which it may read and insert into,
-never update, delete or truncate (their triggers refuse those too, with no session-level escape).
+it only appends to: the move records, the moderation log and the table chat's messages and
+hides, which it may read and insert into, never update, delete or truncate (their triggers
+refuse those too, with no session-level escape).
 It owns nothing, so it can neither drop nor disable a trigger; it is not a superuser, so it
 cannot switch ``session_replication_role``. See the README, "Security".
 """
@@ -14,7 +15,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 #: Tables the application only reads and appends to.
-APPEND_ONLY = ("games_moverecord", "moderation_moderationlog")
+APPEND_ONLY = ("games_moverecord", "moderation_moderationlog", "games_chatmessage",
+               "games_chathide")
 
 
 class Command(BaseCommand):

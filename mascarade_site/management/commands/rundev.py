@@ -1,8 +1,10 @@
 """`manage.py rundev`: the development service in one foreground command.
 
 Starts Django's web server on http://127.0.0.1:8000 and a real Celery worker with an embedded beat
-scheduler (on Redis when REDIS_URL is set, else on kombu's filesystem transport under var/), prints
-the URL and an admin login, and stops both on one Ctrl-C.
+scheduler (on Redis when REDIS_URL is set, else on kombu's filesystem transport under var/), and,
+in a thread of this process, the play-by-email receiver (SMTP on 127.0.0.1:MAIL_RECEIVER_PORT;
+skipped with a warning if the port is taken), prints the URL and an admin login, and stops
+everything on one Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from games.mail_receiver import start_receiver
+
 ADMIN_USERNAME = "admin"
 DEMO_USERS = ("alice", "bob")
 
@@ -33,6 +37,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--addr", default="127.0.0.1:8000", help="host:port for the web server")
         parser.add_argument("--no-worker", action="store_true", help="do not start Celery")
+        parser.add_argument("--no-mail", action="store_true",
+                            help="do not start the play-by-email receiver")
 
     def ensure_admin(self) -> tuple[str, str]:
         """Create the development superuser once; its password is kept in var/dev-admin.txt."""
@@ -95,6 +101,7 @@ class Command(BaseCommand):
                 "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
             ]))
         broker = "Redis" if settings.REDIS_URL else "filesystem transport under var/celery/"
+        receiver, mail_line = self.start_mail(options["no_mail"])
         self.stdout.write(self.style.SUCCESS(
             f"\n  Mascarade Online is starting on http://{addr}/\n"
             f"  Admin: http://{addr}/admin/  user: {username}  password: {password}\n"
@@ -103,6 +110,7 @@ class Command(BaseCommand):
             f"  Database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}"
             f" · Celery broker: {broker} · mail: {settings.EMAIL_BACKEND.rsplit('.', 2)[-2]}"
             f" ({settings.EMAIL_FILE_PATH})\n"
+            f"  {mail_line}\n"
             "  Press Ctrl-C once to stop everything.\n"
         ))
         # Ctrl-C reaches the whole foreground process group; a SIGTERM to this process alone
@@ -120,6 +128,24 @@ class Command(BaseCommand):
             pass
         finally:
             self._stop(procs)
+            if receiver is not None:
+                receiver.stop()
+
+    def start_mail(self, skip: bool):
+        """The play-by-email receiver in a thread (SMTP, 127.0.0.1:MAIL_RECEIVER_PORT), or None
+        with the reason; returns it and the banner's line."""
+        if skip:
+            return None, "Play by mail: receiver not started (--no-mail)"
+        port = settings.MAIL_RECEIVER_PORT
+        try:
+            receiver = start_receiver("127.0.0.1", port)
+        except OSError as error:
+            self.stderr.write(self.style.WARNING(
+                f"Play by mail: port {port} on 127.0.0.1 is not free ({error.strerror or error});"
+                " going on without the mail receiver (set MAIL_RECEIVER_PORT to another port)."))
+            return None, f"Play by mail: receiver NOT running (port {port} taken)"
+        return receiver, (f"Play by mail: send to play+<token>@{settings.MAIL_DOMAIN} "
+                          f"through smtp://127.0.0.1:{receiver.port}")
 
     def _stop(self, procs) -> None:
         for _, proc in procs:
