@@ -10,10 +10,13 @@ class GamesConfig(AppConfig):
     def ready(self):
         from django.contrib.auth import get_user_model
 
-        from games import mail_webhooks
+        from games import mail_webhooks, push
         from games.api import tokens
 
         # A new password (changed, reset, set by a superuser) revokes the user's API tokens.
         tokens.connect(get_user_model())
         # Inbound mail posted by a provider's webhook (django-anymail) goes to the mail service.
         mail_webhooks.connect()
+        # A token revoked, an account suspended, a logout: the user's event streams check their
+        # access again.
+        push.connect(get_user_model())

@@ -315,6 +315,11 @@ def legal_moves_payload(loaded: Loaded, user) -> dict[str, Any]:
     return {"seq": loaded.game.seq, "moves": _legal_moves(loaded, loaded.player_of(user))}
 
 
+def legal_moves_for(loaded: Loaded, player: int | None) -> list:
+    """The moves ``player`` may send now (see :func:`_legal_moves`)."""
+    return _legal_moves(loaded, player)
+
+
 def _legal_moves(loaded: Loaded, player: int | None) -> list:
     """The moves ``player`` may send now (none for a spectator, or while the game is not
     active)."""

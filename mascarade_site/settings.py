@@ -223,6 +223,18 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
                                                                       default=7))},
 }
 
+# --- Event streams (Server-Sent Events: games.streams) -------------------------------------------
+# A stream sends a heartbeat (and checks its viewer's access and the database again) after this
+# long without news; without Redis it looks at the database every STREAM_POLL_SECONDS. Under
+# WSGI (make run's development server) a stream ends after STREAM_WSGI_HOLD_SECONDS and the
+# browser comes back with Last-Event-ID after STREAM_RETRY_SECONDS.
+STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
+STREAM_POLL_SECONDS = env.float("STREAM_POLL_SECONDS", default=1.0)
+STREAM_RETRY_SECONDS = env.float("STREAM_RETRY_SECONDS", default=3.0)
+STREAM_WSGI_HOLD_SECONDS = env.float("STREAM_WSGI_HOLD_SECONDS", default=25.0)
+# Streams one account may hold open at once in one stream server process.
+STREAM_MAX_PER_USER = env.int("STREAM_MAX_PER_USER", default=20)
+
 # --- Email --------------------------------------------------------------------------------------
 # EMAIL_URL: smtp://user:pass@host:587 (smtp+tls://, smtps://), filemail:///abs/dir, consolemail://.
 # Default: one file per message under var/mail/, so development never sends real mail.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import chat, moderation, views
+from . import chat, moderation, streams, views
 from .accounts import (
     MeView,
     MyTokensView,
@@ -37,6 +37,8 @@ urlpatterns = [
     path("games/<uuid:id>/pause/", views.PauseView.as_view(), name="api-game-pause"),
     path("games/<uuid:id>/mute/", views.MuteView.as_view(), name="api-game-mute"),
     path("games/<uuid:id>/events/", views.EventsView.as_view(), name="api-game-events"),
+    path("games/<uuid:id>/stream/", streams.game_stream, name="api-game-stream"),
+    path("me/stream/", streams.my_stream, name="api-my-stream"),
     path("games/<uuid:id>/reports/", moderation.ReportsView.as_view(), name="api-game-reports"),
     path("games/<uuid:id>/chat/", chat.ChatView.as_view(), name="api-game-chat"),
     path("games/<uuid:id>/chat/<int:message_id>/report/", chat.ChatReportView.as_view(),

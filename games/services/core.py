@@ -36,7 +36,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import deadlines, dispatch, notifications, selectors
+from games import deadlines, dispatch, notifications, push, selectors
 from games.catalog import get_game, get_kit
 from games.engine import IllegalMove
 from games.engine.table import apply_table, is_table_move
@@ -121,6 +121,8 @@ class Table:
     created: list[PendingDecision] = field(default_factory=list)
     #: Writes made by the commits of this transaction (records, or the start).
     written: int = 0
+    #: The users whose streams are woken once committed, and why (``games.push``).
+    wake: list[tuple[int, str]] = field(default_factory=list)
 
     # --- reads under the lock -----------------------------------------------------------------
 
@@ -410,6 +412,9 @@ def commit_many(tables: list[Table]) -> list[Table]:
             notifications.game_started(table.game, table.seats)
         if table.ended and table.game.status == Game.Status.FINISHED:
             notifications.game_ended(table.game, table.seats)
+        if table.started or table.ended:
+            kind = push.STARTED if table.started else push.ENDED
+            table.wake += [(seat.user_id, kind) for seat in table.seats if seat.user_id]
         table.written += len(table.records) or 1
         table.records, table.chat = [], []
         table.seats_changed, table.pending_changed = {}, {}
@@ -423,7 +428,13 @@ def finish(tables: list[Table]) -> None:
     countdown for each near deadline this transaction set."""
     for table in tables:
         game = table.game
-        if not table.written or game.status != Game.Status.ACTIVE:
+        if not table.written:
+            continue
+        wake = [*table.wake, *((row.user_id, push.DECISION) for row in table.created
+                               if row.user_id and not row.bot)]
+        push.game_changed(game.pk, game.seq, game.version, wake)
+        table.wake = []
+        if game.status != Game.Status.ACTIVE:
             continue
         if table.bots_maybe and any(row.bot for row in table.pending):
             dispatch.play_bots(game.pk, game.seq)

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games import selectors
+from games import push, selectors
 from games.catalog import bot_kinds, get_game
 from games.errors import AlreadySeated, Forbidden, GameFull, GameNotActive, Invalid, NotFound
 from games.models import Game, Seat
@@ -58,6 +58,7 @@ def _start_if_full(game: Game, seats: list[Seat]) -> selectors.Loaded:
         return commit(table).loaded()
     game.version += 1
     game.save(update_fields=["version", "updated_at"])
+    push.game_changed(game.pk, game.seq, game.version)
     return selectors.Loaded(game=game, seats=seats)
 
 
@@ -144,6 +145,7 @@ def leave_game(user, game_id) -> dict[str, Any]:
             fields.append("status")
         game.version += 1
         game.save(update_fields=fields)
+        push.game_changed(game.pk, game.seq, game.version)
         return selectors.game_payload(selectors.Loaded(game=game, seats=seats), user)
 
 

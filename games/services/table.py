@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
-from games import selectors
+from games import push, selectors
 from games.errors import Forbidden, GameNotActive, Invalid, NotFound
 from games.models import Game, MoveRecord, Seat
 
@@ -128,6 +128,7 @@ def _commit_seat_change(table: Table) -> None:
     game.version += 1
     game.updated_at = table.now
     game.save(update_fields=["version", "updated_at"])
+    push.game_changed(game.pk, game.seq, game.version)
     table.seats_changed = {}
 
 

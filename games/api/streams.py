@@ -1,0 +1,173 @@
+"""The event streams' HTTP end: ``GET /api/v1/games/{id}/stream/`` and ``GET
+/api/v1/me/stream/`` (Server-Sent Events; what they send: :mod:`games.streams`).
+
+Plain Django views (async: under ASGI a stream holds no thread while it waits), authenticated
+as the rest of the API: ``Authorization: Token <token>`` (the same check as every API request,
+:class:`~games.api.authentication.ModeratedTokenAuthentication`) or the session (the pages).
+Errors before the stream starts are the API's ``{"code", "detail"}``; a viewer who loses their
+access while it runs gets ``event: error`` and the stream ends.
+
+``Last-Event-ID`` (what a browser's ``EventSource`` sends when it reconnects), or ``?after=<seq>``,
+sets the game stream's cursor; without either, it starts at the game's current seq.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.core.handlers.asgi import ASGIRequest
+from django.http import JsonResponse, StreamingHttpResponse
+from django.utils.crypto import constant_time_compare
+from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+from rest_framework import exceptions
+
+from games import selectors, streams
+from games.api.authentication import ModeratedTokenAuthentication
+
+#: Streams open in this process, per user (a cap: ``STREAM_MAX_PER_USER``).
+_open: Counter = Counter()
+
+
+def _error(status: int, code: str, detail: str, **headers) -> JsonResponse:
+    response = JsonResponse({"code": code, "detail": str(detail)}, status=status)
+    for name, value in headers.items():
+        response[name.replace("_", "-")] = value
+    return response
+
+
+def _token_user(token: bytes):
+    """``(user, None)``, or ``(None or user, (code, detail))`` when the token may not read."""
+    try:
+        user, _auth = ModeratedTokenAuthentication().authenticate_credentials(token)
+    except exceptions.AuthenticationFailed as exc:
+        return None, ("not_authenticated", str(exc.detail))
+    reason = user.blocked_reason()
+    return user, (("forbidden", reason) if reason else None)
+
+
+def _session_check(session_key: str | None, user_id):
+    engine = import_string(settings.SESSION_ENGINE)
+
+    def check():
+        if session_key is None:
+            return "not_authenticated", _("You are logged out.")
+        session = engine.SessionStore(session_key)
+        user = get_user_model().objects.filter(pk=user_id).first()
+        if (user is None or not user.is_active or session.get(SESSION_KEY) != str(user_id)
+                or not constant_time_compare(session.get(HASH_SESSION_KEY, ""),
+                                             user.get_session_auth_hash())):
+            return "not_authenticated", _("You are logged out.")
+        reason = user.blocked_reason()
+        if reason:
+            return "forbidden", reason
+        return None
+
+    return check
+
+
+async def _viewer(request) -> streams.Viewer | JsonResponse:
+    """Who reads, with the check of their access; or the error answer."""
+    header = request.headers.get("Authorization", "")
+    if header:
+        parts = header.split()
+        if len(parts) != 2 or parts[0].lower() != "token":
+            return _error(401, "not_authenticated",
+                          _("Invalid token header: use \"Authorization: Token <token>\"."),
+                          WWW_Authenticate="Token")
+        token = parts[1].encode()
+        user, refusal = await sync_to_async(_token_user)(token)
+        if refusal:
+            return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
+
+        def check():
+            return _token_user(token)[1]
+
+        return streams.Viewer(user, check)
+    user = await request.auser()
+    if not user.is_authenticated:
+        return streams.Viewer(user)
+    check = _session_check(request.session.session_key, user.pk)
+    refusal = await sync_to_async(check)()
+    if refusal:
+        return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
+    return streams.Viewer(user, check)
+
+
+def _respond(request, stream, user_key) -> StreamingHttpResponse | JsonResponse:
+    cap = int(getattr(settings, "STREAM_MAX_PER_USER", 20))
+    if user_key is not None and _open[user_key] >= cap:
+        return _error(429, "throttled",
+                      _("Too many streams open for this account (at most %(count)d): close "
+                        "one first.") % {"count": cap}, Retry_After="10")
+    if isinstance(request, ASGIRequest):
+        body = _counted(streams.async_stream(stream), user_key)
+    else:
+        body = streams.sync_stream(stream)
+    response = StreamingHttpResponse(body, content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache, no-transform"
+    # nginx: pass each message on at once.
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def _counted(body: AsyncIterator[bytes], user_key) -> AsyncIterator[bytes]:
+    _open[user_key] += 1
+    try:
+        async for chunk in body:
+            yield chunk
+    finally:
+        _open[user_key] -= 1
+        if _open[user_key] <= 0:
+            del _open[user_key]
+
+
+def _after(request) -> int | JsonResponse | None:
+    raw = request.headers.get("Last-Event-ID") or request.GET.get("after")
+    if raw in (None, ""):
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        return _error(400, "invalid",
+                      _("Last-Event-ID (or ?after=) must be a seq: a whole number, 0 or more."))
+    return value
+
+
+async def game_stream(request, id):
+    """``GET /api/v1/games/{id}/stream/``: the viewer's events of this game as they commit."""
+    viewer = await _viewer(request)
+    if isinstance(viewer, JsonResponse):
+        return viewer
+    after = _after(request)
+    if isinstance(after, JsonResponse):
+        return after
+
+    def visible():
+        game = selectors.find_game(id)
+        return game is not None and selectors.can_see(game, selectors.seats_of(game),
+                                                      viewer.user)
+
+    if not await sync_to_async(visible)():
+        return _error(404, "not_found", _("No such game."))
+    key = viewer.user.pk if viewer.user.is_authenticated else None
+    return _respond(request, streams.GameStream(viewer, id, after), key)
+
+
+async def my_stream(request):
+    """``GET /api/v1/me/stream/``: the decisions awaiting the viewer, their games' starts and
+    ends, across all their games."""
+    viewer = await _viewer(request)
+    if isinstance(viewer, JsonResponse):
+        return viewer
+    if not viewer.user.is_authenticated:
+        return _error(401, "not_authenticated",
+                      _("Authentication credentials were not provided."),
+                      WWW_Authenticate="Token")
+    return _respond(request, streams.UserStream(viewer), viewer.user.pk)

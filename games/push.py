@@ -1,0 +1,122 @@
+"""Push: once a change to a game commits, the event streams of its viewers are woken.
+
+The write path calls :func:`game_changed` inside its transaction; once it commits, one Redis
+round trip (a pipeline of ``PUBLISH``) tells every stream server: on the game's channel, the new
+``seq`` and ``version`` (the streams of that game read what their viewer may see of it, through
+the same projection as ``/events/``: a message carries no game content); on the channel of each
+user concerned (a decision of theirs appeared, the game started or ended), which game and why.
+:func:`user_changed` wakes a user's streams so that they check their access again (a token
+revoked, an account suspended).
+
+A message only wakes streams: a lost one costs nothing but time (every stream checks the
+database at each heartbeat anyway), and a publish that fails is logged, never raised: a move
+never fails on Redis. Without ``REDIS_URL`` nothing is published, and streams look at the
+database every ``STREAM_POLL_SECONDS`` instead (:mod:`games.streams`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+import orjson
+from django.conf import settings
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+#: Every channel starts with it: a stream server subscribes once to the pattern ``PREFIX*``.
+PREFIX = "mascarade:push:"
+GAME = PREFIX + "game:"
+USER = PREFIX + "user:"
+
+#: What a user's message says happened (``kind``).
+DECISION, STARTED, ENDED, AUTH = "decision", "started", "ended", "auth"
+
+_client = None
+
+
+def client():
+    """The publishing Redis client of this process (``None`` without ``REDIS_URL``)."""
+    global _client
+    if _client is None and settings.REDIS_URL:
+        import redis
+
+        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5,
+                                       socket_connect_timeout=0.5, health_check_interval=30)
+    return _client
+
+
+def game_channel(game_id) -> str:
+    return f"{GAME}{game_id}"
+
+
+def user_channel(user_id) -> str:
+    return f"{USER}{user_id}"
+
+
+def publish(messages: list[tuple[str, dict]]) -> bool:
+    """Publish ``(channel, payload)`` pairs in one round trip; ``False`` (logged) if Redis did not
+    take them."""
+    redis_client = client()
+    if redis_client is None or not messages:
+        return False
+    try:
+        pipe = redis_client.pipeline(transaction=False)
+        for channel, payload in messages:
+            pipe.publish(channel, orjson.dumps(payload))
+        pipe.execute()
+    except Exception:
+        logger.warning("could not publish %d push messages; the streams will catch up at their "
+                       "next heartbeat", len(messages), exc_info=True)
+        return False
+    return True
+
+
+def game_changed(game_id, seq: int, version: int,
+                 users: Iterable[tuple[int, str]] = ()) -> None:
+    """Once the transaction commits: wake the streams of ``game_id`` (now at ``seq`` and
+    ``version``) and the streams of each ``(user id, kind)`` in ``users``."""
+    if not settings.REDIS_URL:
+        return
+    game = str(game_id)
+    messages = [(game_channel(game), {"game": game, "seq": seq, "version": version})]
+    messages += [(user_channel(user), {"game": game, "seq": seq, "kind": kind})
+                 for user, kind in dict.fromkeys(users)]
+    transaction.on_commit(lambda: publish(messages))
+
+
+def user_changed(user_id) -> None:
+    """Once the transaction commits: the user's streams check their access again."""
+    if not settings.REDIS_URL or user_id is None:
+        return
+    transaction.on_commit(lambda: publish([(user_channel(user_id), {"kind": AUTH})]))
+
+
+# --------------------------------------------------------------------------------------------
+# What changes a viewer's access: their streams check it again (connected in games.apps)
+
+
+def token_deleted(sender, instance, **kwargs) -> None:
+    """An API token revoked, expired or ended by a new password."""
+    user_changed(instance.user_id)
+
+
+def user_saved(sender, instance, **kwargs) -> None:
+    """A user saved: suspended, banned, deactivated, a new password..."""
+    user_changed(instance.pk)
+
+
+def logged_out(sender, request, user, **kwargs) -> None:
+    if user is not None:
+        user_changed(user.pk)
+
+
+def connect(user_model) -> None:
+    from django.contrib.auth.signals import user_logged_out
+    from django.db.models.signals import post_delete, post_save
+    from knox.models import AuthToken
+
+    post_delete.connect(token_deleted, sender=AuthToken, dispatch_uid="push-token-deleted")
+    post_save.connect(user_saved, sender=user_model, dispatch_uid="push-user-saved")
+    user_logged_out.connect(logged_out, dispatch_uid="push-logged-out")

@@ -1,0 +1,429 @@
+"""Event streams (Server-Sent Events): what a viewer's streams send, and when.
+
+Two streams, both read through the same projection as every other path:
+
+- a game's stream (:class:`GameStream`): for each move after the cursor, the viewer's events of
+  that move exactly as ``GET /events/`` gives them (``event: move``, ``id:`` the move's seq, the
+  data ``{"seq", "events"}``), then the game's position (``event: game``, ``{"seq", "version",
+  "status"}``, ``id:`` the game's seq): so ``Last-Event-ID`` resumes with no gap and no
+  duplicate. Once the game is over and everything is sent: ``event: end``, and the stream ends.
+- a user's stream (:class:`UserStream`): ``event: decision`` for each decision awaiting the
+  user (``{"game", "kind", "seq", "seat", "decision", "deadline", "legal_moves"}``: enough to
+  answer with one ``POST /moves/``), every decision awaiting them when it opens first, then each
+  new one; ``event: game_started`` and ``event: game_ended`` for their games.
+
+A stream sleeps until a message of :mod:`games.push` wakes it (through the process's
+:class:`Hub`, one Redis connection subscribed to every push channel), or until its heartbeat
+(``STREAM_HEARTBEAT_SECONDS``: a comment line, and a full check of the database and of the
+viewer's access, so that a lost message costs time, never an event). Without Redis, a stream
+looks at the database every ``STREAM_POLL_SECONDS``. Each check is a short synchronous step (a
+few queries) run by :func:`asgiref.sync.sync_to_async` on the process's thread for database work;
+the wait itself holds no thread, so one process holds thousands of idle streams.
+
+A viewer's access is checked again at every heartbeat and whenever :func:`games.push.user_changed`
+says their account changed (a token revoked, a suspension): a viewer who lost it gets ``event:
+error`` (``{"code", "detail"}``) and the stream ends.
+
+Under WSGI (``make run``'s development server, or a misrouted request), :func:`sync_stream`
+serves the same steps by polling, for at most ``STREAM_WSGI_HOLD_SECONDS``, then ends: the
+browser's ``EventSource`` comes back (``retry:``) with ``Last-Event-ID``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+
+from games import push, selectors
+from games.models import Game, PendingDecision
+
+logger = logging.getLogger(__name__)
+
+OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
+
+#: What an access check answers when the viewer lost their access: ``(code, detail)``.
+Refusal = tuple[str, str]
+
+
+def sse(event: str | None = None, data: Any = None, id: Any = None) -> bytes:
+    """One Server-Sent Events message."""
+    lines = []
+    if id is not None:
+        lines.append(f"id: {id}")
+    if event is not None:
+        lines.append(f"event: {event}")
+    lines.append("data: " + orjson.dumps(data).decode())
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def comment(text: str) -> bytes:
+    return f": {text}\n\n".encode()
+
+
+def retry_line(ms: int) -> bytes:
+    return f"retry: {ms}\n\n".encode()
+
+
+@dataclass
+class Viewer:
+    """Who reads a stream: ``user`` (anonymous for a spectator without an account) and
+    ``check``, which says again whether they may still read (``None``) or why not."""
+
+    user: Any
+    check: Callable[[], Refusal | None] = lambda: None
+
+
+@dataclass
+class Step:
+    messages: list[bytes] = field(default_factory=list)
+    done: bool = False
+
+
+class GameStream:
+    """The state of one viewer's stream of one game: its cursor (the last seq sent)."""
+
+    channels: tuple[str, ...]
+
+    def __init__(self, viewer: Viewer, game_id, after: int | None):
+        self.viewer = viewer
+        self.game_id = game_id
+        self.cursor = after
+        self.version: int | None = None
+        user_id = viewer.user.pk if viewer.user.is_authenticated else None
+        self.channels = (push.game_channel(game_id),) + (
+            (push.user_channel(user_id),) if user_id else ())
+
+    def step(self, wakes: list[dict] | None, recheck: bool) -> Step:
+        """Send what the viewer has not seen yet. ``wakes``: the push messages since the last
+        step (``None``: a full check); ``recheck``: check the viewer's access first."""
+        if recheck:
+            refusal = self.viewer.check()
+            if refusal:
+                return Step([sse("error", {"code": refusal[0], "detail": refusal[1]})], True)
+        if wakes is not None and self.version is not None and not any(
+                wake.get("version") != self.version for wake in wakes
+                if wake.get("game") == str(self.game_id) and "version" in wake):
+            return Step()
+        game = selectors.find_game(self.game_id)
+        if game is None:
+            return Step([sse("error", {"code": "not_found", "detail": "No such game."})], True)
+        if self.cursor is None or self.cursor > game.seq:
+            self.cursor = game.seq
+        if game.version == self.version and game.seq == self.cursor and game.status not in OVER:
+            return Step()
+        loaded = selectors.load_for_viewer(game, self.viewer.user, with_pending=False)
+        if loaded is None:
+            return Step([sse("error", {"code": "not_found", "detail": "No such game."})], True)
+        out = []
+        while self.cursor < game.seq:
+            page = selectors.events_payload(loaded, self.viewer.user, self.cursor)
+            by_seq: dict[int, list[dict]] = defaultdict(list)
+            for event in page["results"]:
+                by_seq[event["seq"]].append(event)
+            for seq, events in by_seq.items():
+                out.append(sse("move", {"seq": seq, "events": events}, id=seq))
+            if page["next_after"] <= self.cursor:
+                break
+            self.cursor = page["next_after"]
+        self.cursor = game.seq
+        self.version = game.version
+        out.append(sse("game", {"seq": game.seq, "version": game.version,
+                                "status": game.status}, id=game.seq))
+        if game.status in OVER:
+            out.append(sse("end", {"seq": game.seq, "status": game.status}, id=game.seq))
+            return Step(out, True)
+        return Step(out)
+
+
+class UserStream:
+    """The state of one user's stream of their decisions: the decisions already sent."""
+
+    def __init__(self, viewer: Viewer):
+        self.viewer = viewer
+        self.user = viewer.user
+        self.channels = (push.user_channel(self.user.pk),)
+        #: (game id, player, seq of the decision) of the decisions sent and still awaited.
+        self.sent: set[tuple[str, int, int]] = set()
+
+    def step(self, wakes: list[dict] | None, recheck: bool) -> Step:
+        if recheck:
+            refusal = self.viewer.check()
+            if refusal:
+                return Step([sse("error", {"code": refusal[0], "detail": refusal[1]})], True)
+        out: list[bytes] = []
+        rows = PendingDecision.objects.filter(user_id=self.user.pk, bot=False,
+                                              game__status=Game.Status.ACTIVE)
+        if wakes is not None:
+            games = {wake["game"] for wake in wakes if wake.get("kind") == push.DECISION}
+            for wake in wakes:
+                if wake.get("kind") in (push.STARTED, push.ENDED):
+                    out += self._game_event(wake["game"], wake["kind"])
+            if not games:
+                return Step(out)
+            rows = rows.filter(game_id__in=sorted(games))
+        found = list(rows.order_by("deadline", "game_id", "player"))
+        keys = {(str(row.game_id), row.player, row.seq) for row in found}
+        if wakes is None:
+            self.sent &= keys
+        new: dict[str, list[PendingDecision]] = defaultdict(list)
+        for row in found:
+            if (str(row.game_id), row.player, row.seq) not in self.sent:
+                new[str(row.game_id)].append(row)
+        for game_id, game_rows in new.items():
+            out += self._decisions(game_id, game_rows)
+        return Step(out)
+
+    def _decisions(self, game_id: str, rows: list[PendingDecision]) -> list[bytes]:
+        game = selectors.find_game(game_id)
+        loaded = (selectors.load_for_viewer(game, self.user, with_pending=False)
+                  if game is not None else None)
+        if loaded is None or game.status != Game.Status.ACTIVE:
+            return []
+        player = loaded.player_of(self.user)
+        legal = selectors.legal_moves_for(loaded, player)
+        out = []
+        for row in rows:
+            if row.player != player:
+                continue
+            self.sent.add((game_id, row.player, row.seq))
+            out.append(sse("decision", {
+                "game": game_id, "kind": game.kind, "seq": game.seq, "seat": row.seat,
+                "decision": row.decision, "deadline": selectors.iso(row.deadline),
+                "legal_moves": legal}))
+        return out
+
+    def _game_event(self, game_id: str, kind: str) -> list[bytes]:
+        game = selectors.find_game(game_id)
+        if game is None:
+            return []
+        seats = selectors.seats_of(game)
+        if not any(seat.user_id == self.user.pk for seat in seats):
+            return []
+        data = {"game": game_id, "kind": game.kind, "seq": game.seq, "status": game.status}
+        if kind == push.ENDED:
+            data["winners"] = list(game.winners or [])
+        return [sse("game_started" if kind == push.STARTED else "game_ended", data)]
+
+
+# --------------------------------------------------------------------------------------------
+# The process's hub: one Redis connection for every stream of the process
+
+
+class Listener:
+    """A stream's mailbox in the hub: the push messages of its channels since its last wait."""
+
+    def __init__(self, channels: tuple[str, ...]):
+        self.channels = channels
+        self.items: list[dict] = []
+        self.reset = False
+        self.event = asyncio.Event()
+
+    def put(self, payload: dict) -> None:
+        self.items.append(payload)
+        self.event.set()
+
+    def wake_fully(self) -> None:
+        self.reset = True
+        self.event.set()
+
+    async def wait(self, timeout: float) -> tuple[list[dict] | None, bool]:
+        """``(messages, timed out)``; messages ``None`` when a full check is due (the hub
+        reconnected, or the heartbeat came)."""
+        if not self.event.is_set():
+            try:
+                await asyncio.wait_for(self.event.wait(), timeout)
+            except TimeoutError:
+                return None, True
+        self.event.clear()
+        items, self.items = self.items, []
+        if self.reset:
+            self.reset = False
+            return None, False
+        return items, False
+
+
+class Hub:
+    """Subscribed once to every push channel (``PSUBSCRIBE``), it hands each message to the
+    listeners of its channel; on a lost connection it reconnects and wakes every listener for a
+    full check (so nothing published meanwhile is missed)."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.listeners: dict[str, set[Listener]] = defaultdict(set)
+        self.task: asyncio.Task | None = None
+        self.connected = False
+
+    def listen(self, channels: tuple[str, ...]) -> Listener:
+        listener = Listener(channels)
+        for channel in channels:
+            self.listeners[channel].add(listener)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+        return listener
+
+    def drop(self, listener: Listener) -> None:
+        for channel in listener.channels:
+            found = self.listeners.get(channel)
+            if found is not None:
+                found.discard(listener)
+                if not found:
+                    del self.listeners[channel]
+
+    def count(self) -> int:
+        return len({id(item) for found in self.listeners.values() for item in found})
+
+    def _wake_all(self) -> None:
+        for found in self.listeners.values():
+            for listener in found:
+                listener.wake_fully()
+
+    async def _run(self) -> None:
+        import redis.asyncio as aioredis
+
+        while True:
+            connection = None
+            try:
+                connection = aioredis.Redis.from_url(self.url, health_check_interval=30)
+                pubsub = connection.pubsub()
+                await pubsub.psubscribe(push.PREFIX + "*")
+                self.connected = True
+                self._wake_all()
+                async for message in pubsub.listen():
+                    if message.get("type") != "pmessage":
+                        continue
+                    channel = message["channel"]
+                    if isinstance(channel, bytes):
+                        channel = channel.decode()
+                    found = self.listeners.get(channel)
+                    if not found:
+                        continue
+                    payload = orjson.loads(message["data"])
+                    for listener in tuple(found):
+                        listener.put(payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("push hub: lost Redis, reconnecting in 1 s", exc_info=True)
+            finally:
+                self.connected = False
+                if connection is not None:
+                    with _quietly():
+                        await connection.aclose()
+            self._wake_all()
+            await asyncio.sleep(1.0)
+
+
+class _quietly:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return exc[0] is not None and not issubclass(exc[0], asyncio.CancelledError)
+
+
+_hubs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub | None:
+    """This event loop's hub (``None`` without Redis: the streams poll)."""
+    if not settings.REDIS_URL:
+        return None
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None:
+        found = _hubs[loop] = Hub(settings.REDIS_URL)
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The loops
+
+
+def _guarded(step: Callable[[list[dict] | None, bool], Step]):
+    """``step`` with the database connection checked first (a long stream outlives
+    connections: Django's own check, as at the start of a request), and any failure ending the
+    stream (logged) instead of breaking it in the middle of a message: the client comes back
+    with ``Last-Event-ID``."""
+
+    def run(wakes: list[dict] | None, recheck: bool) -> Step:
+        close_old_connections()
+        try:
+            return step(wakes, recheck)
+        except Exception:
+            logger.exception("a stream's step failed; the stream ends (the client comes back)")
+            return Step([], True)
+
+    return run
+
+
+def _seconds(name: str, default: float) -> float:
+    return float(getattr(settings, name, default))
+
+
+async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
+    """The stream under ASGI: steps when woken, a heartbeat (with a full check) when idle."""
+    heartbeat = _seconds("STREAM_HEARTBEAT_SECONDS", 15.0)
+    poll = _seconds("STREAM_POLL_SECONDS", 1.0)
+    the_hub = hub()
+    listener = the_hub.listen(stream.channels) if the_hub is not None else None
+    step = sync_to_async(_guarded(stream.step))
+    try:
+        yield retry_line(int(_seconds("STREAM_RETRY_SECONDS", 3.0) * 1000))
+        wakes: list[dict] | None = None
+        recheck = True
+        last_check = time.monotonic()
+        while True:
+            result = await step(wakes, recheck)
+            for message in result.messages:
+                yield message
+            if result.done:
+                return
+            if listener is not None:
+                wakes, timed_out = await listener.wait(heartbeat)
+                recheck = wakes is None or any(wake.get("kind") == push.AUTH for wake in wakes)
+                if timed_out:
+                    yield comment("heartbeat")
+            else:
+                await asyncio.sleep(poll)
+                wakes = None
+                recheck = time.monotonic() - last_check >= heartbeat
+                if recheck:
+                    yield comment("heartbeat")
+            if recheck:
+                last_check = time.monotonic()
+    finally:
+        if listener is not None and the_hub is not None:
+            the_hub.drop(listener)
+
+
+def sync_stream(stream: GameStream | UserStream) -> Iterator[bytes]:
+    """The stream under WSGI: polls the database for at most ``STREAM_WSGI_HOLD_SECONDS``, then
+    ends (the client comes back with ``Last-Event-ID``)."""
+    hold = _seconds("STREAM_WSGI_HOLD_SECONDS", 25.0)
+    poll = _seconds("STREAM_POLL_SECONDS", 1.0)
+    heartbeat = _seconds("STREAM_HEARTBEAT_SECONDS", 15.0)
+    yield retry_line(int(_seconds("STREAM_RETRY_SECONDS", 3.0) * 1000))
+    start = last_check = time.monotonic()
+    recheck = True
+    guarded = _guarded(stream.step)
+    while True:
+        result = guarded(None, recheck)
+        yield from result.messages
+        if result.done or time.monotonic() - start + poll > hold:
+            return
+        time.sleep(poll)
+        recheck = time.monotonic() - last_check >= heartbeat
+        if recheck:
+            last_check = time.monotonic()
+            yield comment("heartbeat")

@@ -1,0 +1,267 @@
+"""The event streams (``/api/v1/games/{id}/stream/``, ``/api/v1/me/stream/``) served by uvicorn
+on the test database, woken through Redis: what each viewer receives is exactly ``/events/``'s,
+in order and once; ``Last-Event-ID`` resumes; a viewer who loses access is cut off; a bot can
+play through its stream, one ``POST`` per move."""
+
+from __future__ import annotations
+
+import pytest
+from knox.models import AuthToken
+
+from games import services
+from games.models import Game
+
+from .factories import UserFactory, client_for, token_for
+from .helpers import game_url, play_service_moves, start_game
+from .streaming import EventStream, asgi_server
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+
+@pytest.fixture
+def server(transactional_db, settings):
+    settings.STREAM_HEARTBEAT_SECONDS = 2.0
+    with asgi_server() as port:
+        yield port
+
+
+@pytest.fixture
+def four(transactional_db):
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:])
+    return users, game
+
+
+def all_events(client, game_id, after=0) -> list[dict]:
+    out = []
+    while True:
+        body = client.get(game_url(game_id, "events/"), {"after": after}).json()
+        out += body["results"]
+        after = body["next_after"]
+        if not body["more"]:
+            return out
+
+
+def read_up_to(stream: EventStream, seq: int) -> list[dict]:
+    """The events of the ``move`` messages until the ``game`` message at ``seq``."""
+    events = []
+    for message in stream.until(lambda m: m["event"] == "game" and m["data"]["seq"] >= seq):
+        if message["event"] == "move":
+            assert message["id"] == str(message["data"]["seq"])
+            assert all(event["seq"] == message["data"]["seq"]
+                       for event in message["data"]["events"])
+            events += message["data"]["events"]
+    return events
+
+
+def test_each_viewer_streams_exactly_what_events_shows_after_every_move(server, four):
+    users, game = four
+    by_player = {seat.position: seat.user for seat in game.seats.all()}
+    streams = {
+        "player": EventStream(server, game_url(game.pk, "stream/?after=0"), token_for(users[0])),
+        "spectator": EventStream(server, game_url(game.pk, "stream/?after=0")),
+    }
+    clients = {"player": client_for(users[0]), "spectator": client_for()}
+    received = {name: [] for name in streams}
+    try:
+        for stream in streams.values():
+            assert stream.status == 200
+            assert stream.response.getheader("Content-Type").startswith("text/event-stream")
+        for _ in range(25):
+            play_service_moves(game, 1, by_player)
+            for name, stream in streams.items():
+                received[name] += read_up_to(stream, game.seq)
+                assert received[name] == all_events(clients[name], game.pk), name
+        assert len(received["player"]) >= 25
+    finally:
+        for stream in streams.values():
+            stream.close()
+
+
+def test_last_event_id_resumes_with_no_gap_and_no_duplicate(server, four):
+    users, game = four
+    by_player = {seat.position: seat.user for seat in game.seats.all()}
+    token = token_for(users[1])
+    first = EventStream(server, game_url(game.pk, "stream/?after=0"), token)
+    play_service_moves(game, 5, by_player)
+    seen = read_up_to(first, game.seq)
+    last_id = game.seq
+    first.close()
+    play_service_moves(game, 6, by_player)
+    again = EventStream(server, game_url(game.pk, "stream/"), token,
+                        headers={"Last-Event-ID": str(last_id)})
+    try:
+        resumed = read_up_to(again, game.seq)
+    finally:
+        again.close()
+    everything = all_events(client_for(users[1]), game.pk)
+    assert seen + resumed == everything
+    assert all(event["seq"] > last_id for event in resumed)
+    assert resumed
+
+
+def test_a_stream_without_a_cursor_starts_now(server, four):
+    users, game = four
+    by_player = {seat.position: seat.user for seat in game.seats.all()}
+    play_service_moves(game, 3, by_player)
+    stream = EventStream(server, game_url(game.pk, "stream/"), token_for(users[2]))
+    try:
+        first = stream.next()
+        assert first["event"] == "game" and first["data"]["seq"] == game.seq
+        assert first["data"]["status"] == "active" and first["id"] == str(game.seq)
+        assert stream.retry == 3000
+        play_service_moves(game, 1, by_player)
+        assert read_up_to(stream, game.seq) == all_events(client_for(users[2]), game.pk,
+                                                          game.seq - 1)
+    finally:
+        stream.close()
+
+
+def test_a_revoked_token_is_cut_off(server, four):
+    users, game = four
+    token = token_for(users[0])
+    stream = EventStream(server, game_url(game.pk, "stream/"), token)
+    try:
+        assert stream.next()["event"] == "game"
+        AuthToken.objects.filter(user=users[0]).delete()
+        error = stream.until(lambda m: m["event"] == "error")[-1]
+        assert error["data"]["code"] == "not_authenticated"
+        assert stream.next() is None
+    finally:
+        stream.close()
+    again = EventStream(server, game_url(game.pk, "stream/"), token)
+    assert again.status == 401 and again.json()["code"] == "not_authenticated"
+    again.close()
+
+
+def test_a_banned_user_is_cut_off(server, four):
+    users, game = four
+    stream = EventStream(server, "/api/v1/me/stream/", token_for(users[3]))
+    try:
+        users[3].banned = True
+        users[3].moderation_reason = "cheating"
+        users[3].save()
+        error = stream.until(lambda m: m["event"] == "error")[-1]
+        assert error["data"]["code"] == "forbidden" and "cheating" in error["data"]["detail"]
+        assert stream.next() is None
+    finally:
+        stream.close()
+
+
+def test_a_private_game_is_not_found_for_others_and_errors_are_the_apis(server, four):
+    users, _game = four
+    private = services.create_game(users[0], "mascarade", {"players": 4}, private=True).body
+    outsider = UserFactory()
+    stream = EventStream(server, game_url(private["id"], "stream/"), token_for(outsider))
+    assert stream.status == 404 and stream.json()["code"] == "not_found"
+    stream.close()
+    stream = EventStream(server, game_url(private["id"], "stream/"))
+    assert stream.status == 404
+    stream.close()
+    stream = EventStream(server, game_url(private["id"], "stream/?after=x"), token_for(users[0]))
+    assert stream.status == 400 and stream.json()["code"] == "invalid"
+    stream.close()
+    stream = EventStream(server, "/api/v1/me/stream/")
+    assert stream.status == 401 and stream.json()["code"] == "not_authenticated"
+    stream.close()
+    stream = EventStream(server, "/api/v1/me/stream/", headers={"Authorization": "Bearer x"})
+    assert stream.status == 401
+    stream.close()
+
+
+def test_streams_per_account_are_capped(server, four, settings):
+    users, game = four
+    settings.STREAM_MAX_PER_USER = 2
+    token = token_for(users[0])
+    held = [EventStream(server, game_url(game.pk, "stream/"), token) for _ in range(2)]
+    try:
+        for stream in held:
+            assert stream.next()["event"] == "game"
+        refused = EventStream(server, game_url(game.pk, "stream/"), token)
+        assert refused.status == 429 and refused.json()["code"] == "throttled"
+        assert refused.response.getheader("Retry-After") == "10"
+        refused.close()
+    finally:
+        for stream in held:
+            stream.close()
+
+
+def test_bots_play_a_whole_game_from_their_streams_one_post_per_move(server, four):
+    """Each player's ``/me/stream/`` says when a decision awaits them, with its legal moves; the
+    answer is one ``POST /moves/`` with the decision's seq: no read at all."""
+    users, game = four
+    streams = {user.pk: EventStream(server, "/api/v1/me/stream/", token_for(user))
+               for user in users}
+    clients = {user.pk: client_for(user) for user in users}
+    posts = 0
+    try:
+        for _ in range(2000):
+            game.refresh_from_db()
+            if game.status != Game.Status.ACTIVE:
+                break
+            awaited = set(game.pending_decisions.values_list("user_id", flat=True))
+            user_id = sorted(awaited)[0]
+            decision = streams[user_id].until(lambda m: m["event"] == "decision")[-1]["data"]
+            if decision["seq"] != game.seq:
+                continue  # sent before a later move: a newer one follows
+            assert decision["game"] == str(game.pk) and decision["kind"] == "mascarade"
+            move = sorted(decision["legal_moves"], key=repr)[0]
+            answer = clients[user_id].post(game_url(game.pk, "moves/"),
+                                           {"move": move, "expected_seq": decision["seq"]},
+                                           format="json")
+            assert answer.status_code == 201, answer.json()
+            assert answer.json()["game"]["seq"] == answer.json()["seq"]
+            posts += 1
+        game.refresh_from_db()
+        assert game.status == Game.Status.FINISHED and posts >= 20
+        for stream in streams.values():
+            ended = stream.until(lambda m: m["event"] == "game_ended")[-1]["data"]
+            assert ended["status"] == "finished" and ended["winners"] == game.winners
+    finally:
+        for stream in streams.values():
+            stream.close()
+
+
+def test_the_user_stream_tells_a_game_started_and_ended(server, transactional_db):
+    users = [UserFactory() for _ in range(4)]
+    body = services.create_game(users[0], "mascarade", {"players": 4}).body
+    stream = EventStream(server, "/api/v1/me/stream/", token_for(users[0]))
+    try:
+        for user in users[1:]:
+            services.join_game(user, body["id"])
+        started = stream.until(lambda m: m["event"] == "game_started")[-1]["data"]
+        assert started == {"game": body["id"], "kind": "mascarade", "seq": 0,
+                           "status": "active"}
+    finally:
+        stream.close()
+
+
+def test_a_stream_polls_the_database_without_redis(transactional_db, settings, four):
+    users, game = four
+    settings.REDIS_URL = ""
+    settings.STREAM_POLL_SECONDS = 0.1
+    by_player = {seat.position: seat.user for seat in game.seats.all()}
+    with asgi_server() as port:
+        stream = EventStream(port, game_url(game.pk, "stream/?after=0"), token_for(users[0]))
+        try:
+            play_service_moves(game, 4, by_player)
+            assert read_up_to(stream, game.seq) == all_events(client_for(users[0]), game.pk)
+        finally:
+            stream.close()
+
+
+def test_under_wsgi_a_stream_sends_what_is_there_and_ends(four, settings):
+    """``make run``'s server (WSGI): the stream polls for a while, then ends; the browser comes
+    back with ``Last-Event-ID``."""
+    users, game = four
+    by_player = {seat.position: seat.user for seat in game.seats.all()}
+    play_service_moves(game, 3, by_player)
+    settings.STREAM_WSGI_HOLD_SECONDS = 0
+    response = client_for(users[0]).get(game_url(game.pk, "stream/"),
+                                        HTTP_LAST_EVENT_ID="1")
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content).decode()
+    assert body.startswith("retry: 3000\n\n")
+    assert f"id: {game.seq}\nevent: game\n" in body
+    assert body.count("event: move") == len({e["seq"] for e in all_events(
+        client_for(users[0]), game.pk, 1)})
