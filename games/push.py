@@ -30,8 +30,9 @@ PREFIX = "mascarade:push:"
 GAME = PREFIX + "game:"
 USER = PREFIX + "user:"
 
-#: What a user's message says happened (``kind``).
-DECISION, STARTED, ENDED, AUTH = "decision", "started", "ended", "auth"
+#: What a user's message says happened (``kind``): a decision of theirs appeared, one of their
+#: games started or ended, they moved (a decision of theirs went), their access may have changed.
+DECISION, STARTED, ENDED, MOVED, AUTH = "decision", "started", "ended", "moved", "auth"
 
 _client = None
 
@@ -84,6 +85,15 @@ def game_changed(game_id, seq: int, version: int,
     messages += [(user_channel(user), {"game": game, "seq": seq, "kind": kind})
                  for user, kind in dict.fromkeys(users)]
     transaction.on_commit(lambda: publish(messages))
+
+
+def chat_changed(game_id) -> None:
+    """Once the transaction commits: the streams of ``game_id`` look at its chat again (a
+    message written, or hidden)."""
+    if not settings.REDIS_URL:
+        return
+    game = str(game_id)
+    transaction.on_commit(lambda: publish([(game_channel(game), {"game": game, "chat": True})]))
 
 
 def user_changed(user_id) -> None:

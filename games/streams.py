@@ -7,6 +7,9 @@ Two streams, both read through the same projection as every other path:
   data ``{"seq", "events"}``), then the game's position (``event: game``, ``{"seq", "version",
   "status"}``, ``id:`` the game's seq): so ``Last-Event-ID`` resumes with no gap and no
   duplicate. Once the game is over and everything is sent: ``event: end``, and the stream ends.
+  Besides: ``event: chat`` (``{"version"}``) when the table's chat reads differently (a message,
+  a hide), ``event: you`` (``{"awaiting"}``) when the number of games awaiting the viewer
+  changed: what the table's page shows besides the game (no content: the page reads it).
 - a user's stream (:class:`UserStream`): ``event: decision`` for each decision awaiting the
   user (``{"game", "kind", "seq", "seat", "decision", "deadline", "legal_moves"}``: enough to
   answer with one ``POST /moves/``), every decision awaiting them when it opens first, then each
@@ -91,18 +94,22 @@ class Step:
 
 
 class GameStream:
-    """The state of one viewer's stream of one game: its cursor (the last seq sent)."""
+    """The state of one viewer's stream of one game: its cursor (the last seq sent), and what
+    it last told of the table's chat and of the viewer's games awaiting them."""
 
     channels: tuple[str, ...]
 
     def __init__(self, viewer: Viewer, game_id, after: int | None):
         self.viewer = viewer
         self.game_id = game_id
+        self.key = str(game_id)
         self.cursor = after
         self.version: int | None = None
-        user_id = viewer.user.pk if viewer.user.is_authenticated else None
+        self.chat: str | None = None
+        self.awaiting: int | None = None
+        self.user_id = viewer.user.pk if viewer.user.is_authenticated else None
         self.channels = (push.game_channel(game_id),) + (
-            (push.user_channel(user_id),) if user_id else ())
+            (push.user_channel(self.user_id),) if self.user_id else ())
 
     def step(self, wakes: list[dict] | None, recheck: bool) -> Step:
         """Send what the viewer has not seen yet. ``wakes``: the push messages since the last
@@ -111,10 +118,35 @@ class GameStream:
             refusal = self.viewer.check()
             if refusal:
                 return Step([sse("error", {"code": refusal[0], "detail": refusal[1]})], True)
-        if wakes is not None and self.version is not None and not any(
-                wake.get("version") != self.version for wake in wakes
-                if wake.get("game") == str(self.game_id) and "version" in wake):
-            return Step()
+        full = wakes is None
+        wakes = wakes or []
+        ours = [wake for wake in wakes if wake.get("game") == self.key]
+        moved = full or self.version is None or any(
+            "version" in wake and wake["version"] != self.version for wake in ours)
+        chat = full or any("chat" in wake for wake in ours)
+        mine = self.user_id is not None and (full or any(
+            wake.get("kind") in (push.DECISION, push.STARTED, push.ENDED, push.MOVED)
+            for wake in wakes))
+        out: list[bytes] = []
+        if moved:
+            step = self._moves()
+            if step.done:
+                return step
+            out += step.messages
+        if chat:
+            version = selectors.chat_version(Game(pk=self.game_id), self.viewer.user)
+            if self.chat is not None and version != self.chat:
+                out.append(sse("chat", {"version": version}))
+            self.chat = version
+        if mine:
+            count = selectors.your_turn_count(self.viewer.user)
+            if self.awaiting is not None and count != self.awaiting:
+                out.append(sse("you", {"awaiting": count}))
+            self.awaiting = count
+        return Step(out)
+
+    def _moves(self) -> Step:
+        """The moves after the cursor, then the game's position (``end`` once it is over)."""
         game = selectors.find_game(self.game_id)
         if game is None:
             return Step([sse("error", {"code": "not_found", "detail": "No such game."})], True)

@@ -32,6 +32,8 @@ from .kit import Board, GameKit, history_lines, speed_words
 from .models import CHAT_MAX_LENGTH, Game
 
 LIVE_POLL_SECONDS = 2
+#: The statuses in which a table's page listens to its game's event stream.
+STREAMED = (Game.Status.OPEN, Game.Status.ACTIVE, Game.Status.PAUSED)
 #: The moves the table's history shows (the latest).
 HISTORY_MOVES = 60
 
@@ -143,6 +145,11 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         "my_seat": next((s for s in loaded.seats if me is not None and s.position == me), None),
         "winners": [names.get(w, w) for w in (state or {}).get("winners", [])],
         "poll_seconds": LIVE_POLL_SECONDS,
+        # The game's event stream (static/js/live.js: each ``game`` message refreshes the live
+        # part at once; polling takes over while the stream is not open).
+        "stream_url": (reverse("api-game-stream", args=[loaded.game.pk])
+                       if loaded.game.status in STREAMED
+                       and selectors.can_see(loaded.game, loaded.seats, user) else None),
         "report_reasons": _report_reasons(),
         "others": [s.user.username for s in loaded.seats
                    if s.user_id is not None and (me is None or s.position != me)],

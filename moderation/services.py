@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.models import User
-from games import notifications, selectors
+from games import notifications, push, selectors
 from games import services as games
 from games.catalog import bot_kinds, get_game
 from games.engine import MODERATOR
@@ -350,6 +350,7 @@ def hide_message(moderator, message_id, reason) -> ChatHide:
             if ChatHide.objects.filter(message=message).exists():
                 raise already
             hide = ChatHide.objects.create(message=message, moderator=moderator, reason=reason)
+            push.chat_changed(message.game_id)
             log(moderator, "hide_message", game=message.game, target_user=message.author,
                 reason=reason, message=message.pk, seq=message.seq, text=message.text)
             for report in Report.objects.filter(message=message, status=Report.Status.OPEN):

@@ -20,7 +20,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.core.handlers.asgi import ASGIRequest
-from django.http import JsonResponse, StreamingHttpResponse
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils.crypto import constant_time_compare
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
@@ -151,11 +151,16 @@ async def game_stream(request, id):
 
     def visible():
         game = selectors.find_game(id)
-        return game is not None and selectors.can_see(game, selectors.seats_of(game),
-                                                      viewer.user)
+        if game is None or not selectors.can_see(game, selectors.seats_of(game), viewer.user):
+            return None
+        return game
 
-    if not await sync_to_async(visible)():
+    game = await sync_to_async(visible)()
+    if game is None:
         return _error(404, "not_found", _("No such game."))
+    if game.status in streams.OVER and after is not None and after >= game.seq:
+        # Over, and everything sent: 204 tells an EventSource not to come back.
+        return HttpResponse(status=204)
     key = viewer.user.pk if viewer.user.is_authenticated else None
     return _respond(request, streams.GameStream(viewer, id, after), key)
 

@@ -415,6 +415,9 @@ def commit_many(tables: list[Table]) -> list[Table]:
         if table.started or table.ended:
             kind = push.STARTED if table.started else push.ENDED
             table.wake += [(seat.user_id, kind) for seat in table.seats if seat.user_id]
+        if table.mover is not None:
+            table.wake += [(seat.user_id, push.MOVED) for seat in table.seats
+                           if seat.position == table.mover and seat.user_id]
         table.written += len(table.records) or 1
         table.records, table.chat = [], []
         table.seats_changed, table.pending_changed = {}, {}

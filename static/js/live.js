@@ -6,13 +6,32 @@
    element's id, or a panel's summary), the radios and boxes checked, the options selected and
    the text typed (by form, name and value, where the new part has the same field). In a hidden
    tab the refresh waits 30 seconds between requests, and comes at once when the tab shows
-   again (htmx's visibilitychange trigger). Without JavaScript nothing refreshes. */
+   again (htmx's visibilitychange trigger). Without JavaScript nothing refreshes.
+
+   Where the page listens to its game's event stream (templates/games/_live_streamed.html:
+   htmx's SSE extension, sse-connect), each "game" message refreshes the live part at once
+   (hx-trigger "sse:game"), and the polling stays quiet while the stream is open; when the
+   stream is not open (blocked by a proxy, the server restarting, an error) the polling does
+   the work again, until the stream opens anew. */
 (function () {
   "use strict";
 
   var HIDDEN_MS = 30000;
   var last = 0;
   var saved = null;
+  // The event stream is open (htmx:sseOpen) and no error came since.
+  var streaming = false;
+
+  document.addEventListener("htmx:sseOpen", function () { streaming = true; });
+  document.addEventListener("htmx:sseError", function () { streaming = false; });
+  document.addEventListener("htmx:sseClose", function () { streaming = false; });
+
+  function polled(event) {
+    var config = event.detail && event.detail.requestConfig;
+    var cause = config && config.triggeringEvent;
+    return !cause || !cause.type ||
+      (cause.type.indexOf("sse:") !== 0 && cause.type !== "visibilitychange");
+  }
 
   function live(event) {
     var elt = event.detail && event.detail.elt;
@@ -116,6 +135,10 @@
   // A hidden tab asks every 30 seconds only; the ETag of what is shown goes with each request.
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (!live(event)) { return; }
+    if (streaming && polled(event)) {
+      event.preventDefault();
+      return;
+    }
     var now = Date.now();
     if (document.hidden && now - last < HIDDEN_MS) {
       event.preventDefault();

@@ -217,6 +217,18 @@ def test_bots_play_a_whole_game_from_their_streams_one_post_per_move(server, fou
         for stream in streams.values():
             ended = stream.until(lambda m: m["event"] == "game_ended")[-1]["data"]
             assert ended["status"] == "finished" and ended["winners"] == game.winners
+        # The game's stream of a finished game: what is left, then "end"; afterwards, 204 (an
+        # EventSource does not come back).
+        last = EventStream(server, game_url(game.pk, f"stream/?after={game.seq - 1}"),
+                           token_for(users[0]))
+        messages = last.until(lambda m: m["event"] == "end")
+        assert [m["event"] for m in messages][-2:] == ["game", "end"]
+        assert last.next() is None
+        last.close()
+        done = EventStream(server, game_url(game.pk, f"stream/?after={game.seq}"),
+                           token_for(users[0]))
+        assert done.status == 204
+        done.close()
     finally:
         for stream in streams.values():
             stream.close()
@@ -265,3 +277,30 @@ def test_under_wsgi_a_stream_sends_what_is_there_and_ends(four, settings):
     assert f"id: {game.seq}\nevent: game\n" in body
     assert body.count("event: move") == len({e["seq"] for e in all_events(
         client_for(users[0]), game.pk, 1)})
+
+
+def test_a_table_stream_tells_of_the_chat_and_of_the_viewers_other_games(server, four):
+    """What the table's page shows besides the game: its chat (``chat``), and how many games
+    await the viewer (``you``), changed by moves elsewhere."""
+    from games import selectors
+
+    users, game = four
+    other = start_game(users[0], users[1:])
+    by_player = {seat.position: seat.user for seat in other.seats.all()}
+    stream = EventStream(server, game_url(game.pk, "stream/"), token_for(users[0]))
+    try:
+        assert stream.next()["event"] == "game"
+        services.chat.post_message(users[1], game.pk, "Hello, table")
+        chat = stream.until(lambda m: m["event"] == "chat")[-1]["data"]
+        assert chat == {"version": selectors.chat_version(game, users[0])}
+        count = selectors.your_turn_count(users[0])
+        for _ in range(30):
+            play_service_moves(other, 1, by_player)
+            if selectors.your_turn_count(users[0]) != count:
+                break
+        else:
+            raise AssertionError("the viewer's count never changed")
+        you = stream.until(lambda m: m["event"] == "you")[-1]["data"]
+        assert you == {"awaiting": selectors.your_turn_count(users[0])}
+    finally:
+        stream.close()

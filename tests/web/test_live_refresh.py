@@ -39,7 +39,10 @@ def test_the_waiting_room_refreshes_itself_until_the_game_starts(users):
     client = browser(users[0])
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert f'hx-get="/games/{game.pk}/live/?since=open"' in html
-    assert 'hx-trigger="every 2s' in html and 'hx-select="#live"' in html
+    # The game's event stream refreshes it at once; the polling, while the stream is not open.
+    assert f'sse-connect="/api/v1/games/{game.pk}/stream/" sse-close="end"' in html
+    assert 'hx-trigger="sse:game, sse:chat, sse:you, every 2s' in html
+    assert 'hx-select="#live"' in html
     assert "2 of 4 seats free" in html
 
     live = f"/games/{game.pk}/live/?since=open"
