@@ -32,6 +32,8 @@ from .models import (
     Notification,
     PendingDecision,
     Seat,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 
 
@@ -264,3 +266,37 @@ class InboundMessageAdmin(ReadOnly):
         text = bytes(obj.raw).decode("utf-8", "replace")
         return format_html("<p>{}</p><p>{}</p><pre style=\"white-space: pre-wrap\">{}</pre>",
                            obj.command, obj.detail, text)
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(ReadOnly):
+    """Users' webhook endpoints, read only; the secret is never shown whole (its first
+    characters tell two apart)."""
+
+    list_display = ("user", "url", "active", "failures_in_row", "last_success_at",
+                    "last_failure_at", "disabled_at")
+    list_filter = ("active",)
+    search_fields = ("user__username", "url")
+    list_select_related = ("user",)
+    fields = ("user", "url", "description", "secret_start", "active", "failures_in_row",
+              "disabled_at", "disabled_reason", "created_at", "last_success_at",
+              "last_failure_at", "last_error")
+    readonly_fields = fields
+
+    @admin.display(description=_("secret"))
+    def secret_start(self, obj):
+        return f"{obj.secret[:10]}…" if obj.secret else ""
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnly):
+    """The webhooks' outbox: what was posted where, and what became of it."""
+
+    list_display = ("created_at", "endpoint", "event_type", "status", "attempts",
+                    "next_attempt_at", "last_status_code", "delivered_at")
+    list_filter = ("status", "event_type")
+    search_fields = ("endpoint__user__username", "endpoint__url", "id")
+    list_select_related = ("endpoint",)
+    fields = ("id", "endpoint", "event_type", "cause", "status", "attempts", "next_attempt_at",
+              "last_status_code", "last_error", "created_at", "delivered_at", "body")
+    readonly_fields = fields

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThan, LessThanOrEqual
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -272,6 +273,7 @@ class Notification(models.Model):
         MODERATION = "moderation", _("moderator's action")
         CHAT_DIGEST = "chat_digest", _("daily chat digest")
         MAIL_REPLY = "mail_reply", _("answer to a mail")
+        WEBHOOK_DISABLED = "webhook_disabled", _("webhook endpoint disabled")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
@@ -464,3 +466,97 @@ class InboundMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.via} from {self.sender or '?'}: {self.status}"
+
+
+# --------------------------------------------------------------------------------------------
+# Webhooks
+
+
+#: The most webhook endpoints one user may register.
+WEBHOOK_MAX_ENDPOINTS = 5
+#: The longest endpoint URL taken.
+WEBHOOK_URL_MAX_LENGTH = 2000
+
+
+class WebhookEndpoint(models.Model):
+    """An HTTPS address of a user's where the site posts, signed with ``secret``, what concerns
+    them: a decision awaits them, a game of theirs started or ended (``games.services.webhooks``).
+    ``active`` goes off after ``WEBHOOK_DISABLE_AFTER`` failed attempts in a row (the
+    owner is told by mail) or when the owner turns it off; the owner turns it on again."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="webhook_endpoints")
+    url = models.CharField(_("URL"), max_length=WEBHOOK_URL_MAX_LENGTH)
+    # Shown once, when it is made; kept as it is, since every delivery is signed with it.
+    secret = models.CharField(max_length=100)
+    description = models.CharField(_("description"), max_length=200, blank=True)
+    active = models.BooleanField(_("active"), default=True)
+    # Failed attempts in a row (any delivery of this endpoint); a success resets it.
+    failures_in_row = models.PositiveIntegerField(default=0)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_failure_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["user_id", "created_at", "id"]
+        indexes = [models.Index(fields=["user", "active"], name="webhook_user_active")]
+        verbose_name = _("webhook endpoint")
+        verbose_name_plural = _("webhook endpoints")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.url}"
+
+
+class WebhookDelivery(models.Model):
+    """One event posted to one endpoint: an outbox row, written in the transaction of its cause,
+    posted by a worker, retried with backoff. ``body`` is the exact JSON text posted (and
+    signed) at every attempt; its ``id`` is this row's."""
+
+    class Type(models.TextChoices):
+        DECISION = "decision", _("a decision awaits")
+        GAME_STARTED = "game_started", _("game started")
+        GAME_ENDED = "game_ended", _("game ended")
+        PING = "ping", _("ping")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        DELIVERED = "delivered", _("delivered")
+        # The last attempt failed; the next one is at next_attempt_at.
+        FAILED = "failed", _("failed, to be retried")
+        # No attempt left: out of attempts, or its endpoint was turned off.
+        ABANDONED = "abandoned", _("abandoned")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE,
+                                 related_name="deliveries")
+    event_type = models.CharField(max_length=16, choices=Type.choices)
+    # What caused it ("decision:<pending id>", "started:<game id>"...): once per endpoint.
+    cause = models.CharField(max_length=100)
+    body = models.TextField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # When it is due (set to the next retry's time when an attempt starts); null once final.
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    # (the body's "created": given by whoever writes the row)
+    created_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["endpoint", "cause"],
+                                               name="webhook_delivery_once")]
+        indexes = [
+            models.Index(fields=["next_attempt_at"], name="webhook_delivery_due",
+                         condition=models.Q(status__in=["pending", "failed"])),
+            models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_recent"),
+        ]
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
+
+    def __str__(self) -> str:
+        return f"{self.event_type} to {self.endpoint_id} ({self.status})"

@@ -281,6 +281,15 @@ ANYMAIL = {
     "MANDRILL_WEBHOOK_KEY": env.str("MANDRILL_WEBHOOK_KEY", default="") or _unknowable,
 }
 
+# --- Outgoing webhooks (games/webhooks.py, games/services/webhooks.py) ---------------------------
+# Users' endpoints are posted to over HTTPS only, never at a private, loopback, link-local,
+# multicast or reserved address. The hosts listed here (tests, development: "127.0.0.1,localhost")
+# may take plain http and any address. An endpoint is turned off after this many failed attempts
+# in a row, and its owner told by mail.
+WEBHOOK_ALLOWED_HOSTS = [host.strip().lower() for host in
+                         env.list("WEBHOOK_ALLOWED_HOSTS", default=[]) if host.strip()]
+WEBHOOK_DISABLE_AFTER = env.int("WEBHOOK_DISABLE_AFTER", default=10)
+
 # --- Internationalisation -----------------------------------------------------------------------
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("fr", _("French"))]
