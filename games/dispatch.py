@@ -32,6 +32,7 @@ RESOLVE_GAMES = "games.resolve_games"
 DELIVER_QUEUED = "games.deliver_queued"
 DELIVER_NOTIFICATION = "games.deliver_notification"
 REFRESH_SNAPSHOT = "games.refresh_snapshot"
+DELIVER_WEBHOOKS = "games.deliver_webhooks"
 
 
 _discovered = False
@@ -101,6 +102,13 @@ def deliver(keys: list[str]) -> None:
     keys = list(keys)
     if keys:
         after_commit(DELIVER_QUEUED, [keys])
+
+
+def deliver_webhooks(ids: list[str]) -> None:
+    """Post these webhook deliveries (their ids), after the commit."""
+    ids = list(ids)
+    if ids:
+        after_commit(DELIVER_WEBHOOKS, [ids])
 
 
 def refresh_snapshot(game_id) -> None:

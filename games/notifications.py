@@ -46,7 +46,7 @@ from django.utils.translation import ngettext
 
 from mascarade_site.prepared import insert_rows
 
-from . import catalog, dispatch, selectors
+from . import catalog, dispatch, selectors, webhook_outbox
 from .kit import GameKit
 from .models import ChatDigestMark, ChatMessage, Game, Notification, PendingDecision, Seat
 
@@ -118,6 +118,7 @@ def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]
                   for row in rows if row.user_id is not None and not row.bot
                   and _wants_mail(by_position.get(row.player))]
     _queue(notes, enqueue=False)
+    webhook_outbox.decisions_awaited(games)
 
 
 def mail_reply(inbound) -> None:
@@ -133,6 +134,7 @@ def game_started(game: Game, seats: list[Seat]) -> None:
     _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.STARTED,
                          dedupe_key=f"started:{game.pk}:{seat.user_id}", next_attempt_at=now)
             for seat in seats if seat.user_id is not None])
+    webhook_outbox.game_started(game, seats)
 
 
 def game_ended(game: Game, seats: list[Seat]) -> None:
@@ -144,6 +146,7 @@ def game_ended(game: Game, seats: list[Seat]) -> None:
                          context={"winners": winners,
                                   "won": seat.position in (game.winners or [])})
             for seat in seats if seat.user_id is not None])
+    webhook_outbox.game_ended(game, seats)
 
 
 def marked_absent(game: Game, seat: Seat) -> None:
@@ -169,6 +172,20 @@ def moderation_message(users, subject: str, body: str, *, cause: str, game=None,
                          next_attempt_at=now,
                          context={"subject": subject, "body": body, "params": params})
             for user in users if user is not None])
+
+
+def webhook_disabled(endpoint) -> None:
+    """The owner of a webhook endpoint the site turned off (too many failed attempts in a row)
+    is told which one, why (its last error), and how to turn it on again; in the transaction
+    that turned it off. Sent whatever their notification preferences: it is about their
+    account."""
+    disabled = endpoint.disabled_at or timezone.now()
+    _queue([Notification(user_id=endpoint.user_id, kind=Kind.WEBHOOK_DISABLED,
+                         dedupe_key=f"webhook_disabled:{endpoint.pk}:{disabled.timestamp():.0f}",
+                         next_attempt_at=timezone.now(),
+                         context={"webhook": endpoint.pk, "url": endpoint.url,
+                                  "error": endpoint.last_error,
+                                  "failures": endpoint.failures_in_row})])
 
 
 def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
@@ -473,7 +490,7 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
     for note in notes:
         user = note.user
         reason = ""
-        if note.kind in (Kind.MODERATION, Kind.MAIL_REPLY):
+        if note.kind in (Kind.MODERATION, Kind.MAIL_REPLY, Kind.WEBHOOK_DISABLED):
             if not user.email:
                 reasons[note.pk] = "no email address"
             continue
@@ -612,6 +629,8 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
     elif note.kind == Kind.MODERATION:
         subject = _(ctx.get("subject", ""))
         lines = [_(ctx.get("body", "")) % ctx.get("params", {})]
+    elif note.kind == Kind.WEBHOOK_DISABLED:
+        subject, lines = _webhook_disabled_lines(ctx)
     else:  # absent
         subject = _("You were marked absent in %(game)s") % {"game": label}
         lines = [_("Several of your deadlines passed in a row, so your seat was marked absent.")]
@@ -625,6 +644,23 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
                               len(folded)) % {"count": len(folded)})
     # The game's name, or the site's for a mail about no game.
     return f"[{kit.name if kit else _('Mascarade Online')}] {subject}", lines
+
+
+def _webhook_disabled_lines(ctx: dict[str, Any]) -> tuple[str, list[str]]:
+    """What the owner of a webhook endpoint turned off is told (``webhook_disabled``)."""
+    path = f"/api/v1/me/webhooks/{ctx.get('webhook')}/"
+    count = ctx.get("failures", 0)
+    return _("Your webhook endpoint was turned off"), [
+        ngettext("We turned off your webhook endpoint %(url)s after %(count)d failed attempt "
+                 "in a row.",
+                 "We turned off your webhook endpoint %(url)s after %(count)d failed attempts "
+                 "in a row.", count) % {"url": ctx.get("url", "?"), "count": count},
+        _("The last one: %(error)s") % {"error": ctx.get("error") or "—"},
+        _("Nothing is posted to it any more, and the events it missed will not be sent again. "
+          "Once it works, turn it back on through the API: PATCH %(url)s with "
+          "{\"active\": true}; POST %(url)sping/ then checks that it answers.") % {
+            "url": settings.SITE_URL + path},
+    ]
 
 
 def _reply_lines(note: Notification, label: str) -> tuple[str, list[str]]:

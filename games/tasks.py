@@ -10,6 +10,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games import dispatch, notifications, services
+from games.services import webhooks
 
 
 @shared_task(name=dispatch.PLAY_BOTS, ignore_result=True, acks_late=True)
@@ -45,6 +46,13 @@ def deliver_queued(keys: list[str]) -> dict[int, str]:
     return notifications.deliver_batch(keys=keys)
 
 
+@shared_task(name=dispatch.DELIVER_WEBHOOKS, ignore_result=True, acks_late=True)
+def deliver_webhooks(ids: list[str]) -> dict[str, str]:
+    """Post the webhook deliveries one commit queued (those delivered already, or not due
+    again yet, are left alone)."""
+    return webhooks.deliver(ids)
+
+
 @shared_task(name=dispatch.REFRESH_SNAPSHOT, ignore_result=True, acks_late=True)
 def refresh_snapshot(game_id: str) -> bool:
     """A read found the game's snapshot missing or behind: store the current one."""
@@ -54,7 +62,8 @@ def refresh_snapshot(game_id: str) -> bool:
 @shared_task(name="games.sweep", ignore_result=True)
 def sweep() -> dict[str, int]:
     """The periodic sweep (Celery beat): deadlines falling due before the next sweep, due
-    deadlines, lost bot turns, reminders, undelivered messages, expired idempotency keys.
+    deadlines, lost bot turns, reminders, undelivered messages, webhook retries (and those whose
+    task was lost), expired idempotency keys.
     Everything here is also safe to run twice at once."""
     return {
         "anticipated": services.anticipate_deadlines(),
@@ -63,6 +72,7 @@ def sweep() -> dict[str, int]:
         "bots": services.play_stale_bots(),
         "reminders": notifications.queue_reminders(),
         "delivered": notifications.deliver_due(),
+        "webhooks": webhooks.deliver_due(),
         "idempotency_keys": services.forget_old_keys(),
     }
 
