@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import chat, moderation, streams, views
+from . import chat, moderation, streams, views, webhooks
 from .accounts import (
     MeView,
     MyTokensView,
@@ -43,6 +43,14 @@ urlpatterns = [
     path("games/<uuid:id>/chat/", chat.ChatView.as_view(), name="api-game-chat"),
     path("games/<uuid:id>/chat/<int:message_id>/report/", chat.ChatReportView.as_view(),
          name="api-game-chat-report"),
+    path("me/webhooks/", webhooks.WebhooksView.as_view(), name="api-my-webhooks"),
+    path("me/webhooks/<int:id>/", webhooks.WebhookView.as_view(), name="api-my-webhook"),
+    path("me/webhooks/<int:id>/rotate-secret/", webhooks.WebhookRotateSecretView.as_view(),
+         name="api-my-webhook-rotate-secret"),
+    path("me/webhooks/<int:id>/ping/", webhooks.WebhookPingView.as_view(),
+         name="api-my-webhook-ping"),
+    path("me/webhooks/<int:id>/deliveries/", webhooks.WebhookDeliveriesView.as_view(),
+         name="api-my-webhook-deliveries"),
     path("me/chat-mutes/", chat.MyChatMutesView.as_view(), name="api-my-chat-mutes"),
     path("me/chat-mutes/<str:username>/", chat.MyChatMuteView.as_view(),
          name="api-my-chat-mute"),

@@ -52,6 +52,11 @@ ADDED_PATHS = {
     "/api/v1/moderation/reports/": {"get"},
     "/api/v1/moderation/reports/{id}/": {"get"},
     "/api/v1/moderation/chat/{message_id}/hide/": {"post"},
+    "/api/v1/me/webhooks/": {"get", "post"},
+    "/api/v1/me/webhooks/{id}/": {"get", "patch", "delete"},
+    "/api/v1/me/webhooks/{id}/rotate-secret/": {"post"},
+    "/api/v1/me/webhooks/{id}/ping/": {"post"},
+    "/api/v1/me/webhooks/{id}/deliveries/": {"get"},
 }
 
 
