@@ -217,7 +217,10 @@ def rotate_secret(user, endpoint_id: int) -> WebhookEndpoint:
 def ping(user, endpoint_id: int) -> WebhookDelivery:
     """Queue a ``ping`` delivery to an active endpoint (posted at once, after the commit)."""
     with transaction.atomic():
-        endpoint = endpoint_of(user, endpoint_id)
+        endpoint = WebhookEndpoint.objects.select_for_update().filter(
+            pk=endpoint_id, user_id=user.pk).first()
+        if endpoint is None:
+            raise NotFound(_("No such webhook endpoint."))
         if not endpoint.active:
             raise Conflict(_("This webhook endpoint is turned off: turn it on first "
                              "(PATCH with {\"active\": true})."), code="webhook_inactive")

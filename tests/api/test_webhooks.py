@@ -233,6 +233,28 @@ def test_which_addresses_are_forbidden(address, forbidden):
     assert webhooks.forbidden_address(address) is forbidden
 
 
+def test_moderators_see_endpoints_and_deliveries_in_the_admin_never_a_whole_secret(
+        users, receiver, client):
+    from django.contrib.auth.models import Group
+
+    made = register(users[0], receiver.url())
+    row = hooks.ping(users[0], made["id"])
+    moderator = UserFactory(is_staff=True)
+    moderator.groups.add(Group.objects.get(name="Moderators"))
+    client.force_login(moderator)
+    for url in ["/admin/games/webhookendpoint/",
+                f"/admin/games/webhookendpoint/{made['id']}/change/",
+                "/admin/games/webhookdelivery/",
+                f"/admin/games/webhookdelivery/{row.pk}/change/"]:
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        assert made["secret"].encode() not in answer.content
+        assert made["secret"][6:].encode() not in answer.content
+    page = client.get(f"/admin/games/webhookendpoint/{made['id']}/change/")
+    assert made["secret"][:10].encode() in page.content
+    assert client.post(f"/admin/games/webhookendpoint/{made['id']}/delete/").status_code == 403
+
+
 # --------------------------------------------------------------------------------------------
 # Deliveries
 
