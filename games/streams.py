@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 
 from games import push, selectors
 from games.models import Game, PendingDecision
@@ -389,7 +389,8 @@ def _guarded(step: Callable[[list[dict] | None, bool], Step]):
     with ``Last-Event-ID``."""
 
     def run(wakes: list[dict] | None, recheck: bool) -> Step:
-        close_old_connections()
+        if not connection.in_atomic_block:  # (never inside a transaction: a test's)
+            close_old_connections()
         try:
             return step(wakes, recheck)
         except Exception:

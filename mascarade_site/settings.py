@@ -387,6 +387,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.api.schema.add_stream_paths",
         "games.api.schema.add_error_responses",
         "games.api.schema.add_game_schemas",
     ],

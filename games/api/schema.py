@@ -139,3 +139,55 @@ def add_game_schemas(result, generator, request, public):
     schemas["GameState"] = {"anyOf": states, "description": "one schema per game"}
     schemas["GameYou"] = {"anyOf": yous, "description": "one schema per game"}
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# The event streams (plain Django views, games.api.streams: described here)
+
+STREAM_DESCRIPTION = (
+    "Server-Sent Events (`text/event-stream`), held open: what each message says is in "
+    "[docs/api/README.md](/api/docs/contract/README.md), \"Event streams\". A heartbeat comment "
+    "comes every 15 s; a viewer who loses access gets `event: error` and the stream ends.")
+
+
+def _stream_operation(operation_id: str, tag: str, summary: str, parameters: list,
+                      security: list, extra: dict, events: list[str]) -> dict:
+    return {
+        "operationId": operation_id, "tags": [tag], "summary": summary,
+        "description": STREAM_DESCRIPTION, "parameters": parameters, "security": security,
+        "responses": {
+            "200": {"description": "the stream",
+                    "content": {"text/event-stream": {"schema": {
+                        "type": "object",
+                        "description": "one message (`data` is JSON text)",
+                        "properties": {"event": {"type": "string", "enum": events},
+                                       "data": {"type": "string"},
+                                       "id": {"type": "string"},
+                                       "retry": {"type": "integer"}}}}}},
+            **extra,
+        },
+    }
+
+
+def add_stream_paths(result, generator, request, public):
+    """``GET /api/v1/games/{id}/stream/`` and ``GET /api/v1/me/stream/``."""
+    paths = result.setdefault("paths", {})
+    cursor = {"type": "integer", "minimum": 0, "maximum": 2147483647}
+    paths["/api/v1/games/{id}/stream/"] = {"get": _stream_operation(
+        "games_stream", "games", "The viewer's events of this game as they are committed",
+        [{"in": "path", "name": "id", "required": True,
+          "schema": {"type": "string", "format": "uuid"}},
+         {"in": "query", "name": "after", "schema": cursor,
+          "description": "the last seq the client has (a browser's EventSource sends "
+                         "Last-Event-ID instead); without it, the stream starts now"},
+         {"in": "header", "name": "Last-Event-ID", "schema": cursor,
+          "description": "the `id:` of the last message received: the stream resumes after it"}],
+        [{"tokenAuth": []}, {"cookieAuth": []}, {}],
+        {"204": {"description": "the game is over and the cursor has everything: nothing more "
+                                "will come (an EventSource does not reconnect)"}},
+        ["move", "game", "end", "chat", "you", "error"])}
+    paths["/api/v1/me/stream/"] = {"get": _stream_operation(
+        "me_stream", "me", "The decisions awaiting you, and your games' starts and ends, "
+        "across all your games", [], [{"tokenAuth": []}, {"cookieAuth": []}], {},
+        ["decision", "game_started", "game_ended", "error"])}
+    return result

@@ -24,10 +24,14 @@ from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils.crypto import constant_time_compare
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
 from games import selectors, streams
 from games.api.authentication import ModeratedTokenAuthentication
+
+#: The largest seq a cursor may name (the column's range).
+MAX_SEQ = 2_147_483_647
 
 #: Streams open in this process, per user (a cap: ``STREAM_MAX_PER_USER``).
 _open: Counter = Counter()
@@ -126,22 +130,38 @@ async def _counted(body: AsyncIterator[bytes], user_key) -> AsyncIterator[bytes]
             del _open[user_key]
 
 
-def _after(request) -> int | JsonResponse | None:
-    raw = request.headers.get("Last-Event-ID") or request.GET.get("after")
-    if raw in (None, ""):
+def _after(request) -> int | None | JsonResponse:
+    """The cursor: ``Last-Event-ID`` (what an EventSource sends when it comes back), else
+    ``?after=``; either, when given, must be a seq."""
+    found = None
+    for raw in (request.GET.get("after"), request.headers.get("Last-Event-ID")):
+        if raw in (None, ""):
+            continue
+        try:
+            value = int(raw)
+        except ValueError:
+            value = -1
+        if not 0 <= value <= MAX_SEQ:
+            return _error(400, "invalid", _("Last-Event-ID (or ?after=) must be a seq: a whole "
+                                            "number, 0 or more."))
+        found = value
+    return found
+
+
+def _only_get(request) -> JsonResponse | None:
+    if request.method == "GET":
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        value = -1
-    if value < 0:
-        return _error(400, "invalid",
-                      _("Last-Event-ID (or ?after=) must be a seq: a whole number, 0 or more."))
-    return value
+    return _error(405, "method_not_allowed",
+                  _("Method \"%(method)s\" not allowed.") % {"method": request.method},
+                  Allow="GET")
 
 
+@csrf_exempt  # (GET only, and a token or the session: no state changes here)
 async def game_stream(request, id):
     """``GET /api/v1/games/{id}/stream/``: the viewer's events of this game as they commit."""
+    refused = _only_get(request)
+    if refused is not None:
+        return refused
     viewer = await _viewer(request)
     if isinstance(viewer, JsonResponse):
         return viewer
@@ -165,9 +185,13 @@ async def game_stream(request, id):
     return _respond(request, streams.GameStream(viewer, id, after), key)
 
 
+@csrf_exempt
 async def my_stream(request):
     """``GET /api/v1/me/stream/``: the decisions awaiting the viewer, their games' starts and
     ends, across all their games."""
+    refused = _only_get(request)
+    if refused is not None:
+        return refused
     viewer = await _viewer(request)
     if isinstance(viewer, JsonResponse):
         return viewer

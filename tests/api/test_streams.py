@@ -135,7 +135,7 @@ def test_a_revoked_token_is_cut_off(server, four):
 
 
 def test_a_banned_user_is_cut_off(server, four):
-    users, game = four
+    users, _game = four
     stream = EventStream(server, "/api/v1/me/stream/", token_for(users[3]))
     try:
         users[3].banned = True
