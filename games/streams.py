@@ -20,8 +20,11 @@ A stream sleeps until a message of :mod:`games.push` wakes it (through the proce
 (``STREAM_HEARTBEAT_SECONDS``: a comment line, and a full check of the database and of the
 viewer's access, so that a lost message costs time, never an event). Without Redis, a stream
 looks at the database every ``STREAM_POLL_SECONDS``. Each check is a short synchronous step (a
-few queries) run by :func:`asgiref.sync.sync_to_async` on the process's thread for database work;
-the wait itself holds no thread, so one process holds thousands of idle streams.
+few queries) run by :func:`in_db_threads`: on a pool of ``STREAM_DB_THREADS`` threads, so
+that the process's streams share that many database connections, however many they are (under
+ASGI, Django gives each request a thread of its own for its synchronous work: a stream would
+hold that thread's connection as long as it lasts). The wait itself holds no thread, so one
+process holds thousands of idle streams.
 
 A viewer's access is checked again at every heartbeat and whenever :func:`games.push.user_changed`
 says their account changed (a token revoked, a suspension): a viewer who lost it gets ``event:
@@ -36,10 +39,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import weakref
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -381,6 +386,22 @@ def hub() -> Hub | None:
 # --------------------------------------------------------------------------------------------
 # The loops
 
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def in_db_threads(func: Callable) -> Callable:
+    """``func`` made awaitable, run on the streams' database threads (``STREAM_DB_THREADS``:
+    each holds one connection)."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(
+                    max_workers=int(getattr(settings, "STREAM_DB_THREADS", 4)),
+                    thread_name_prefix="stream-db")
+    return sync_to_async(func, thread_sensitive=False, executor=_pool)
+
 
 def _guarded(step: Callable[[list[dict] | None, bool], Step]):
     """``step`` with the database connection checked first (a long stream outlives
@@ -410,7 +431,7 @@ async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
     poll = _seconds("STREAM_POLL_SECONDS", 1.0)
     the_hub = hub()
     listener = the_hub.listen(stream.channels) if the_hub is not None else None
-    step = sync_to_async(_guarded(stream.step))
+    step = in_db_threads(_guarded(stream.step))
     try:
         yield retry_line(int(_seconds("STREAM_RETRY_SECONDS", 3.0) * 1000))
         wakes: list[dict] | None = None

@@ -234,6 +234,8 @@ STREAM_RETRY_SECONDS = env.float("STREAM_RETRY_SECONDS", default=3.0)
 STREAM_WSGI_HOLD_SECONDS = env.float("STREAM_WSGI_HOLD_SECONDS", default=25.0)
 # Streams one account may hold open at once in one stream server process.
 STREAM_MAX_PER_USER = env.int("STREAM_MAX_PER_USER", default=20)
+# The threads (each with its database connection) that all the streams of one process share.
+STREAM_DB_THREADS = env.int("STREAM_DB_THREADS", default=4)
 
 # --- Email --------------------------------------------------------------------------------------
 # EMAIL_URL: smtp://user:pass@host:587 (smtp+tls://, smtps://), filemail:///abs/dir, consolemail://.

@@ -20,6 +20,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils.crypto import constant_time_compare
 from django.utils.module_loading import import_string
@@ -84,7 +85,7 @@ async def _viewer(request) -> streams.Viewer | JsonResponse:
                           _("Invalid token header: use \"Authorization: Token <token>\"."),
                           WWW_Authenticate="Token")
         token = parts[1].encode()
-        user, refusal = await sync_to_async(_token_user)(token)
+        user, refusal = await streams.in_db_threads(_token_user)(token)
         if refusal:
             return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
 
@@ -96,19 +97,23 @@ async def _viewer(request) -> streams.Viewer | JsonResponse:
     if not user.is_authenticated:
         return streams.Viewer(user)
     check = _session_check(request.session.session_key, user.pk)
-    refusal = await sync_to_async(check)()
+    refusal = await streams.in_db_threads(check)()
     if refusal:
         return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
     return streams.Viewer(user, check)
 
 
-def _respond(request, stream, user_key) -> StreamingHttpResponse | JsonResponse:
+async def _respond(request, stream, user_key) -> StreamingHttpResponse | JsonResponse:
     cap = int(getattr(settings, "STREAM_MAX_PER_USER", 20))
     if user_key is not None and _open[user_key] >= cap:
         return _error(429, "throttled",
                       _("Too many streams open for this account (at most %(count)d): close "
                         "one first.") % {"count": cap}, Retry_After="10")
     if isinstance(request, ASGIRequest):
+        # What the middleware read (the session, the user) was read on this request's own
+        # thread, whose connection would otherwise stay open as long as the stream: closed now
+        # (the stream's own reads share the streams' threads).
+        await sync_to_async(connections.close_all)()
         body = _counted(streams.async_stream(stream), user_key)
     else:
         body = streams.sync_stream(stream)
@@ -130,7 +135,7 @@ async def _counted(body: AsyncIterator[bytes], user_key) -> AsyncIterator[bytes]
             del _open[user_key]
 
 
-def _after(request) -> int | None | JsonResponse:
+def _after(request) -> int | JsonResponse | None:
     """The cursor: ``Last-Event-ID`` (what an EventSource sends when it comes back), else
     ``?after=``; either, when given, must be a seq."""
     found = None
@@ -175,14 +180,14 @@ async def game_stream(request, id):
             return None
         return game
 
-    game = await sync_to_async(visible)()
+    game = await streams.in_db_threads(visible)()
     if game is None:
         return _error(404, "not_found", _("No such game."))
     if game.status in streams.OVER and after is not None and after >= game.seq:
         # Over, and everything sent: 204 tells an EventSource not to come back.
         return HttpResponse(status=204)
     key = viewer.user.pk if viewer.user.is_authenticated else None
-    return _respond(request, streams.GameStream(viewer, id, after), key)
+    return await _respond(request, streams.GameStream(viewer, id, after), key)
 
 
 @csrf_exempt
@@ -199,4 +204,4 @@ async def my_stream(request):
         return _error(401, "not_authenticated",
                       _("Authentication credentials were not provided."),
                       WWW_Authenticate="Token")
-    return _respond(request, streams.UserStream(viewer), viewer.user.pk)
+    return await _respond(request, streams.UserStream(viewer), viewer.user.pk)

@@ -304,3 +304,36 @@ def test_a_table_stream_tells_of_the_chat_and_of_the_viewers_other_games(server,
         assert you == {"awaiting": selectors.your_turn_count(users[0])}
     finally:
         stream.close()
+
+
+def test_streams_share_a_few_database_connections(server, four, settings):
+    """However many streams a process holds, their reads go through ``STREAM_DB_THREADS``
+    threads, each with one connection (under ASGI, a request's own thread would keep one per
+    stream)."""
+    from django.db import connection
+
+    users, game = four
+
+    def connections() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity "
+                           "WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    before = connections()
+    held = [EventStream(server, game_url(game.pk, "stream/"), token_for(users[k % 4]))
+            for k in range(12)]
+    held += [EventStream(server, game_url(game.pk, "stream/")) for _ in range(12)]
+    held += [EventStream(server, "/api/v1/me/stream/", token_for(users[k % 4]))
+             for k in range(12)]
+    try:
+        for stream in held[:24]:
+            assert stream.next()["event"] == "game"
+        by_player = {seat.position: seat.user for seat in game.seats.all()}
+        play_service_moves(game, 2, by_player)
+        for stream in held[:24]:
+            read_up_to(stream, game.seq)
+        assert connections() - before <= settings.STREAM_DB_THREADS
+    finally:
+        for stream in held:
+            stream.close()
