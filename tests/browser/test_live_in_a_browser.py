@@ -146,6 +146,8 @@ def test_the_tab_title_counts_the_games_awaiting_the_player(live_server, chromiu
             break
         page.wait_for_timeout(250)
     assert page.title().startswith("(1) "), page.title()
+    # The header's link too (an out-of-band part of the same answer).
+    page.locator("header a.your-turn", has_text="Your turn (1)").wait_for(timeout=4000)
     assert page.locator("#live").count() == 1
     assert not refused, refused
 
