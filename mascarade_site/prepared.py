@@ -18,7 +18,9 @@ to the plain queryset, which answers as the ORM does.
 The hottest writes (the rows a move appends, updates and deletes) have the same treatment:
 :func:`insert_rows`, :func:`update_row` and :func:`delete_rows` build their SQL once per shape
 and prepare each value through its field, as the ORM does, on PostgreSQL and SQLite alike; each
-one's docstring says what it skips of the ORM's way.
+one's docstring says what it skips of the ORM's way. :func:`write_together` sends several such
+writes (built by :func:`insert_write`, :func:`update_write`, :func:`delete_write`) as one
+statement on PostgreSQL: a move's writes are one statement, not one each.
 
 Both can be switched off (``PERF_OFF=prepared`` / ``writes``, :mod:`mascarade_site.perf`):
 ``bench/api_cpu.py`` shows what they buy. The reads rely on what Django's SQL compiler exposes to
@@ -29,6 +31,7 @@ ORM's.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import secrets
@@ -200,6 +203,62 @@ def _write_sql(key: tuple, build: Callable[[], str]) -> str:
     return sql
 
 
+@dataclasses.dataclass
+class Write:
+    """One write built and not yet sent (by :func:`insert_write`, :func:`update_write`,
+    :func:`delete_write`): its statement and parameters, whether it returns the keys of the rows
+    it inserts, and what its answer becomes (``done(rows, rowcount)``); with
+    ``PERF_OFF=writes``, ``orm`` does it the ORM's way instead."""
+
+    sql: str = ""
+    params: list = dataclasses.field(default_factory=list)
+    returning: bool = False
+    done: Callable[[list | None, int], Any] = lambda rows, count: count
+    orm: Callable[[], Any] | None = None
+
+    def run(self, using: str = DEFAULT_DB_ALIAS) -> Any:
+        if self.orm is not None:
+            return self.orm()
+        rows, count = execute(connections[using], self.sql, self.params, fetch=self.returning)
+        return self.done(rows, count)
+
+
+def write_together(writes: list[Write | None], using: str = DEFAULT_DB_ALIAS) -> None:
+    """Send these writes (``None`` ones skipped) in one statement on PostgreSQL: each a
+    data-modifying ``WITH`` part of the one statement, which returns the keys of the rows the
+    inserts made (one round trip, one statement instead of one each). Elsewhere (SQLite, or
+    ``PERF_OFF=writes``), one after the other.
+
+    PostgreSQL runs the parts of one statement on one snapshot, in no set order: none of them
+    sees what another wrote. So: no two writes of the same row, and no insert whose row would
+    collide on a unique constraint with a row another part deletes (send that delete first, on
+    its own); a foreign key to a row another part inserts is checked at the statement's end,
+    and holds. The answers (row counts, ``update_row``'s result) are not given back; the
+    inserted objects get their keys, as with :func:`insert_rows`."""
+    writes = [write for write in writes if write is not None]
+    connection = connections[using]
+    if (len(writes) < 2 or connection.vendor != "postgresql"
+            or any(write.orm is not None for write in writes)):
+        for write in writes:
+            write.run(using)
+        return
+    returning = [n for n, write in enumerate(writes) if write.returning]
+    if returning:
+        parts, main = writes, " UNION ALL ".join(
+            f'SELECT {n}, * FROM "w{n}"' for n in returning)  # noqa: S608 (no values)
+    else:
+        parts, main = writes[:-1], writes[-1].sql
+    sql = ("WITH " + ", ".join(f'"w{n}" AS ({write.sql})' for n, write in enumerate(parts))
+           + " " + main)
+    params = [param for write in writes for param in write.params]
+    rows, _ = execute(connection, sql, params, fetch=bool(returning))
+    by_write: dict[int, list] = {n: [] for n in returning}
+    for n, *row in rows or ():
+        by_write[n].append(tuple(row))
+    for n, write in enumerate(writes):
+        write.done(by_write.get(n), -1)
+
+
 def update_row(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> int:
     """``UPDATE`` the given fields of one saved instance, found by its primary key; returns the
     number of rows changed (0 if it is gone).
@@ -211,10 +270,15 @@ def update_row(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> in
     would fall back to, and multi-table inheritance. For this project's own models, which have
     no save signals and no parents. With ``PERF_OFF=writes``: the ORM's ``QuerySet.update()``
     (which skips the same)."""
+    return update_write(obj, fields, using).run(using)
+
+
+def update_write(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> Write:
+    """:func:`update_row`'s write, not yet sent (see :func:`write_together`)."""
     if not perf.on("writes"):
         pks = type(obj)._default_manager.using(using).filter(pk=obj.pk)
-        return pks.update(**{name: getattr(obj, type(obj)._meta.get_field(name).attname)
-                             for name in fields})
+        return Write(orm=lambda: pks.update(**{
+            name: getattr(obj, type(obj)._meta.get_field(name).attname) for name in fields}))
     connection = connections[using]
     opts = type(obj)._meta
     targets = [opts.get_field(name) for name in fields]
@@ -229,7 +293,7 @@ def update_row(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> in
     params = [field.get_db_prep_save(getattr(obj, field.attname), connection)
               for field in targets]
     params.append(opts.pk.get_db_prep_value(obj.pk, connection))
-    return execute(connection, sql, params)[1]
+    return Write(sql, params)
 
 
 def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> int:
@@ -240,8 +304,15 @@ def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> in
     ``PROTECT``, ``SET_NULL``) and the ``pre_delete`` / ``post_delete`` signals. So it refuses
     (``TypeError``) a model that other rows refer to or that has delete signals: for those, the
     ORM. With ``PERF_OFF=writes``: ``QuerySet.delete()``."""
+    write = delete_write(model, pks, using)
+    return 0 if write is None else write.run(using)
+
+
+def delete_write(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> Write | None:
+    """:func:`delete_rows`'s write, not yet sent (see :func:`write_together`); ``None`` for no
+    rows."""
     if not pks:
-        return 0
+        return None
     opts = model._meta
     if opts.related_objects:
         raise TypeError(f"delete_rows: {opts.label} has rows referring to it; use the ORM")
@@ -250,13 +321,14 @@ def delete_rows(model: Any, pks: list[Any], using: str = DEFAULT_DB_ALIAS) -> in
     if signals.pre_delete.has_listeners(model) or signals.post_delete.has_listeners(model):
         raise TypeError(f"delete_rows: {opts.label} has delete signals; use the ORM")
     if not perf.on("writes"):
-        return model._default_manager.using(using).filter(pk__in=pks).delete()[0]
+        return Write(orm=lambda: model._default_manager.using(using).filter(pk__in=pks)
+                     .delete()[0])
     connection = connections[using]
     qn = connection.ops.quote_name
     sql = _write_sql(("delete", using, opts.label, len(pks)), lambda: (
         f"DELETE FROM {qn(opts.db_table)} WHERE {qn(opts.pk.column)} IN "  # noqa: S608
         f"({', '.join(['%s'] * len(pks))})"))
-    return execute(connection, sql, [opts.pk.get_db_prep_value(pk, connection) for pk in pks])[1]
+    return Write(sql, [opts.pk.get_db_prep_value(pk, connection) for pk in pks])
 
 
 def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
@@ -272,8 +344,18 @@ def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
     (callers insert a few rows), the checks of the arguments, and multi-table inheritance; like
     ``bulk_create``, it sends no ``save`` signal. SQL that PostgreSQL and SQLite (3.35 and later)
     both take. With ``PERF_OFF=writes``: ``bulk_create`` itself."""
+    write = insert_write(objs, ignore_conflicts=ignore_conflicts,
+                         update_conflicts=update_conflicts, using=using)
+    return objs if write is None else write.run(using)
+
+
+def insert_write(objs: list[Any], *, ignore_conflicts: bool = False,
+                 update_conflicts: tuple[list[str], list[str]] | None = None,
+                 using: str = DEFAULT_DB_ALIAS) -> Write | None:
+    """:func:`insert_rows`'s write, not yet sent (see :func:`write_together`); ``None`` for no
+    rows. The objects are ready (keys set, saved) once it is sent."""
     if not objs:
-        return objs
+        return None
     model = type(objs[0])
     if any(type(obj) is not model for obj in objs):
         raise TypeError("insert_rows: one model per statement")
@@ -285,9 +367,9 @@ def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
         manager = model._default_manager.using(using)
         if update_conflicts is not None:
             unique, update = update_conflicts
-            return manager.bulk_create(objs, update_conflicts=True, unique_fields=unique,
-                                       update_fields=update)
-        return manager.bulk_create(objs, ignore_conflicts=ignore_conflicts)
+            return Write(orm=lambda: manager.bulk_create(
+                objs, update_conflicts=True, unique_fields=unique, update_fields=update))
+        return Write(orm=lambda: manager.bulk_create(objs, ignore_conflicts=ignore_conflicts))
     connection = connections[using]
     fields = [f for f in opts.concrete_fields if f is not auto_pk]
     returning = auto_pk is not None and not ignore_conflicts
@@ -315,13 +397,16 @@ def insert_rows(objs: list[Any], *, ignore_conflicts: bool = False,
     sql = _write_sql(key, build)
     params = [field.get_db_prep_save(field.pre_save(obj, True), connection)
               for obj in objs for field in fields]
-    rows, _ = execute(connection, sql, params, fetch=returning)
-    if returning:
-        if len(rows) != len(objs):
-            raise RuntimeError(f"insert_rows: {len(rows)} keys for {len(objs)} rows")
-        for obj, (pk,) in zip(objs, rows, strict=True):
-            setattr(obj, auto_pk.attname, pk)
-    for obj in objs:
-        obj._state.adding = False
-        obj._state.db = using
-    return objs
+
+    def done(rows: list | None, _count: int) -> list[Any]:
+        if returning:
+            if len(rows) != len(objs):
+                raise RuntimeError(f"insert_rows: {len(rows)} keys for {len(objs)} rows")
+            for obj, (pk,) in zip(objs, rows, strict=True):
+                setattr(obj, auto_pk.attname, pk)
+        for obj in objs:
+            obj._state.adding = False
+            obj._state.db = using
+        return objs
+
+    return Write(sql, params, returning, done)

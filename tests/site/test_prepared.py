@@ -243,3 +243,64 @@ def test_insert_rows_writes_what_bulk_create_writes(game):
     with pytest.raises(ValueError):
         insert_rows(ours[:1])  # already saved
     assert insert_rows([]) == []
+
+
+def test_writes_together_are_one_statement_with_the_keys_back(game, settings):
+    """Inserts (their keys back, in order, from two of them), an update, a delete and an insert
+    that skips conflicts: one statement on PostgreSQL, the rows as each write alone leaves them;
+    one statement each elsewhere and with ``PERF_OFF=writes``."""
+    from games.models import ChatMessage, MoveRecord, Notification
+    from mascarade_site.prepared import (
+        delete_write,
+        insert_write,
+        update_write,
+        write_together,
+    )
+
+    user = Seat.objects.filter(game=game).first().user
+    gone = list(PendingDecision.objects.filter(game=game))
+    other = start_game(UserFactory(), [UserFactory() for _ in range(3)])
+    kept = list(PendingDecision.objects.filter(game=other))
+
+    def writes(seq: int, off: frozenset = frozenset()):
+        settings.PERF_OFF = off
+        records = [MoveRecord(game=game, seq=seq + i, seat=None, actor="system",
+                              payload={"type": "table", "i": i}, events=[]) for i in range(2)]
+        lines = [ChatMessage(game=game, author=user, seat=0, text="together", seq=seq)]
+        row = Game.objects.get(pk=game.pk)
+        row.seq = seq + 1
+        note = Notification(user=user, game=game, kind="your_turn", dedupe_key=f"t{seq}",
+                            next_attempt_at=timezone.now(), context={})
+        built = [insert_write(records), None, update_write(row, ["seq"]),
+                 delete_write(PendingDecision, [p.pk for p in gone]), insert_write(lines),
+                 insert_write([note], ignore_conflicts=True), insert_write([])]
+        with CaptureQueriesContext(connection) as queries:
+            write_together(built)
+        settings.PERF_OFF = frozenset()
+        return records + lines, queries
+
+    saved, queries = writes(700)
+    if connection.vendor == "postgresql":
+        assert len(queries) == 1 and queries[0]["sql"].startswith("WITH")
+    else:
+        assert len(queries) == 5
+    assert all(obj.pk is not None and not obj._state.adding for obj in saved)
+    assert [MoveRecord.objects.get(pk=r.pk).seq for r in saved[:2]] == [700, 701]
+    assert ChatMessage.objects.get(pk=saved[2].pk).text == "together"
+    assert Game.objects.get(pk=game.pk).seq == 701
+    assert not PendingDecision.objects.filter(game=game).exists()
+    assert list(PendingDecision.objects.filter(game=other)) == kept
+    assert Notification.objects.filter(dedupe_key="t700").count() == 1
+
+    saved, queries = writes(800, frozenset({"writes"}))  # the ORM's way, each on its own
+    assert len(queries) >= 5 and not any(q["sql"].startswith("WITH") for q in queries)
+    assert [MoveRecord.objects.get(pk=r.pk).seq for r in saved[:2]] == [800, 801]
+    assert Game.objects.get(pk=game.pk).seq == 801
+
+    # Without a write that returns keys, the last one is the statement's own.
+    rows = [Game.objects.get(pk=game.pk), Game.objects.get(pk=other.pk)]
+    rows[0].version, rows[1].version = 77, 78
+    with CaptureQueriesContext(connection) as queries:
+        write_together([update_write(row, ["version"]) for row in rows])
+    assert len(queries) == (1 if connection.vendor == "postgresql" else 2)
+    assert [Game.objects.get(pk=row.pk).version for row in rows] == [77, 78]
