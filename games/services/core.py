@@ -11,15 +11,15 @@ move record in memory:
 - :meth:`Table.act`: a table action (pause, resume, absent, back, replace, extend, abort:
   ``games.engine.table``) and its effect on the site's rows.
 
-Then :func:`commit` writes everything at once: the records appended (with the table chat lines
-the game's kit makes of each rules move's true events: ``GameKit.chat_lines``), the snapshot
-refreshed, the
-game's ``seq`` advanced and its ``version`` bumped (every change any viewer's answer shows bumps
-it: the ETag is built on it), the pending decisions rewritten by their difference with deadlines
-from their stored base (:mod:`games.deadlines`), the outbox rows of the messages written, and,
-once committed, the bots asked to play (once) and the near deadlines given a countdown, through
-:mod:`games.dispatch`. :func:`commit_many` does the same for several games in a few queries (a
-burst of timeouts).
+Then :func:`commit` writes everything at once (one statement on PostgreSQL, once the pending
+decisions are read: :func:`mascarade_site.prepared.write_together`): the records appended (with
+the table chat lines the game's kit makes of each rules move's true events:
+``GameKit.chat_lines``), the snapshot refreshed, the game's ``seq`` advanced and its
+``version`` bumped (every change any viewer's answer shows bumps it: the ETag is built on it),
+the pending decisions rewritten by their difference with deadlines from their stored base
+(:mod:`games.deadlines`), the outbox rows of the messages written, and, once committed, the bots
+asked to play (once) and the near deadlines given a countdown, through :mod:`games.dispatch`.
+:func:`commit_many` does the same for several games in a few queries (a burst of timeouts).
 
 Locking duties: every function here runs inside ``transaction.atomic()`` with the game's row
 locked by :func:`open_table` (or by the sweep's ``SKIP LOCKED``); nothing here commits.
@@ -50,7 +50,14 @@ from games.models import (
     Seat,
     Snapshot,
 )
-from mascarade_site.prepared import PreparedQuery, delete_rows, insert_rows, update_row
+from mascarade_site.prepared import (
+    PreparedQuery,
+    Write,
+    delete_write,
+    insert_write,
+    update_write,
+    write_together,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -401,12 +408,18 @@ def commit_many(tables: list[Table]) -> list[Table]:
     if not tables:
         return tables
     now = tables[0].now
-    insert_rows([record for table in tables for record in table.records])
-    insert_rows([line for table in tables for line in table.chat])
-    _write_snapshots(tables)
-    _write_seats(tables)
-    _write_games(tables, now)
-    _sync_pending(tables, now)
+    # The pending rows are read (under the lock) and matched first; then every write of the
+    # move, one statement on PostgreSQL (mascarade_site.prepared.write_together).
+    new, stale = _match_pending(tables, now)
+    write_together([
+        insert_write([record for table in tables for record in table.records]),
+        insert_write([line for table in tables for line in table.chat]),
+        *_write_snapshots(tables),
+        *_write_seats(tables),
+        *_write_games(tables, now),
+        *_write_pending(new, stale),
+    ])
+    _pending_written(tables, new, stale)
     for table in tables:
         if table.started:
             notifications.game_started(table.game, table.seats)
@@ -457,15 +470,11 @@ def schedule_countdowns(game_id, rows: list[PendingDecision], now: dt.datetime) 
         dispatch.countdowns(game_id, near)
 
 
-def _write_snapshots(tables: list[Table]) -> None:
-    """The rules' state at each game's new seq: upserted where a move changed it; where only
-    table moves were appended, the current snapshot's seq follows (the state did not change)."""
+def _write_snapshots(tables: list[Table]) -> list[Write | None]:
+    """The rules' state at each game's new seq: upserted where a move changed it (the write
+    returned); where only table moves were appended, the current snapshot's seq follows (the
+    state did not change; written now)."""
     changed = [table for table in tables if table.state_changed or table.started]
-    if changed:
-        insert_rows([Snapshot(game_id=table.game.pk, seq=table.game.seq,
-                              state=get_game(table.game.kind).to_json(table.state),
-                              updated_at=table.now) for table in changed],
-                    update_conflicts=(["game"], ["seq", "state", "updated_at"]))
     for table in tables:
         if table.state_changed or table.started or not table.records:
             continue
@@ -474,9 +483,16 @@ def _write_snapshots(tables: list[Table]) -> None:
         cached = selectors.cached_snapshot(table.game)
         if cached is not None and cached.seq == before:
             cached.seq = table.game.seq
+    return [insert_write([Snapshot(game_id=table.game.pk, seq=table.game.seq,
+                                   state=get_game(table.game.kind).to_json(table.state),
+                                   updated_at=table.now) for table in changed],
+                         update_conflicts=(["game"], ["seq", "state", "updated_at"]))]
 
 
-def _write_seats(tables: list[Table]) -> None:
+def _write_seats(tables: list[Table]) -> list[Write]:
+    """The seats changed: one write for a shape changed on one seat (returned), one
+    ``bulk_update`` (now) for a shape changed on several."""
+    writes = []
     by_fields: dict[tuple[str, ...], list[Seat]] = {}
     for table in tables:
         for seat in table.seats:
@@ -485,12 +501,15 @@ def _write_seats(tables: list[Table]) -> None:
                 by_fields.setdefault(tuple(sorted(names)), []).append(seat)
     for names, seats in by_fields.items():
         if len(seats) == 1:
-            update_row(seats[0], list(names))
+            writes.append(update_write(seats[0], list(names)))
         else:
             Seat.objects.bulk_update(seats, list(names))
+    return writes
 
 
-def _write_games(tables: list[Table], now: dt.datetime) -> None:
+def _write_games(tables: list[Table], now: dt.datetime) -> list[Write]:
+    """The games' rows: one write for one game (returned), one ``bulk_update`` (now) for
+    several."""
     fields = {"seq", "version", "updated_at"}
     for table in tables:
         table.game.version += 1
@@ -502,27 +521,32 @@ def _write_games(tables: list[Table], now: dt.datetime) -> None:
             fields.add("table_seqs")
     ordered = sorted(fields)
     if len(tables) == 1:
-        update_row(tables[0].game, ordered)
-    else:
-        Game.objects.bulk_update([table.game for table in tables], ordered)
+        return [update_write(tables[0].game, ordered)]
+    Game.objects.bulk_update([table.game for table in tables], ordered)
+    return []
 
 
-def _sync_pending(tables: list[Table], now: dt.datetime) -> None:
-    """Make the pending rows of each game mirror ``Game.pending(state)`` and write the rows
-    table actions changed.
+NewRows = list[tuple[Table, PendingDecision, Seat]]
+
+
+def _match_pending(tables: list[Table], now: dt.datetime
+                   ) -> tuple[NewRows, list[PendingDecision]]:
+    """The pending rows of each game matched with ``Game.pending(state)``: the new rows to
+    insert (with their table and seat) and the rows that go; each table's ``pending`` is
+    what it will be.
 
     A decision still awaited from a player who did not just move keeps its row, its base and
     its deadline; every other one is replaced by a new row whose clock starts now. A game that
-    ended or was aborted keeps none. At most four queries, whatever the number and the length
-    of the games: the vacations of the players given a new decision (only when one has a
-    vacation ahead), one DELETE, one INSERT, one UPDATE per shape of in-place change."""
-    stale: list[int] = []
-    new: list[tuple[Table, PendingDecision, Seat]] = []
+    ended or was aborted keeps none. Reads the rows (if not read yet) and, only when a human
+    given a new decision may have a vacation ahead, their vacations: at most two queries,
+    whatever the number and the length of the games."""
+    stale: list[PendingDecision] = []
+    new: NewRows = []
     for table in tables:
         game = table.game
         if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
             if game.status == Game.Status.ABORTED or table.resync:
-                stale += [row.pk for row in table.pending]
+                stale += table.pending
                 table.pending = []
             continue
         if not table.resync:
@@ -553,7 +577,7 @@ def _sync_pending(tables: list[Table], now: dt.datetime) -> None:
                 row.remaining = seconds
             new.append((table, row, seat))
             kept.append(row)
-        stale += [row.pk for row in existing.values()]
+        stale += existing.values()
         table.pending = kept
     # One query for the vacations of every human given a new decision who may have one.
     away_users = {seat.user_id: seat.user for _table, row, seat in new
@@ -563,12 +587,27 @@ def _sync_pending(tables: list[Table], now: dt.datetime) -> None:
     for _table, row, seat in new:
         if away.get(seat.user_id) and not row.bot:
             place(row, away[seat.user_id])
-    stale_set = set(stale)
-    if stale:
-        delete_rows(PendingDecision, stale)
-    if new:
-        insert_rows([row for _table, row, _seat in new])
-    _write_changed_rows(tables, stale_set)
+    return new, stale
+
+
+def _write_pending(new: NewRows, stale: list[PendingDecision]) -> list[Write | None]:
+    """One DELETE of the rows that go and one INSERT of the new ones (returned). A new row
+    that takes the place of one that goes (the same player of the same game: a player's
+    decision replaced by another) may not be written in the same statement as its deletion
+    (the parts of one statement run in no set order, and the two rows would collide on
+    ``pending_unique_player``): the DELETE is then sent now, on its own."""
+    gone = delete_write(PendingDecision, [row.pk for row in stale])
+    if gone is not None and ({(row.game_id, row.player) for _t, row, _s in new}
+                             & {(row.game_id, row.player) for row in stale}):
+        gone.run()
+        gone = None
+    return [gone, insert_write([row for _table, row, _seat in new])]
+
+
+def _pending_written(tables: list[Table], new: NewRows, stale: list[PendingDecision]) -> None:
+    """Once the new rows are written (they have their keys): the rows table actions changed
+    in place (one UPDATE per shape of change), and the messages of the new decisions."""
+    _write_changed_rows(tables, {row.pk for row in stale})
     for table, row, _seat in new:
         table.created.append(row)
     fresh = [(table.game, table.created, table.seats) for table in tables if table.created]

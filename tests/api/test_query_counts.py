@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+
+from games import services
+from games.catalog import get_game
+from games.models import Game, MoveRecord
+from games.services import core
 
 from .factories import UserFactory, client_for
 from .helpers import game_url, peaceful, play_service_moves, start_game
@@ -50,3 +55,103 @@ def test_query_counts_are_the_same_at_move_5_and_at_move_300():
     late = _costs(game, by_player)
     assert late == early
     assert early["move"] <= 16 and early["game"] <= 6
+
+
+# --------------------------------------------------------------------------------------------
+# The statements of a move, by kind: the README's "Load and cost" says them.
+
+#: ``POST /moves/``: the token; the transaction (a SAVEPOINT and its RELEASE here, inside the
+#: test's own transaction; BEGIN and COMMIT in a request); the game locked, its seats, its
+#: pending decisions; every write of the move in one statement (the record, the snapshot, the
+#: game's row, the pending decisions' difference: mascarade_site.prepared.write_together);
+#: the outbox's "your turn" message of the player now awaited.
+MOVE_STATEMENTS = ["SELECT", "SAVEPOINT", "SELECT", "SELECT", "SELECT", "WITH", "INSERT",
+                   "RELEASE"]
+#: ``GET /games/{id}/``: the token, the game (with its snapshot), its seats, its pending
+#: decisions.
+READ_STATEMENTS = ["SELECT", "SELECT", "SELECT", "SELECT"]
+
+
+def _played_in_memory(game: Game, moves: int, choose) -> None:
+    """``moves`` moves of the awaited players, applied on the locked game in memory and written
+    by one commit, as ``bench/api.py`` makes its long games (a few seconds for 1,000)."""
+    engine = get_game(game.kind)
+    with transaction.atomic():
+        table = core.open_table(game.pk)
+        for _ in range(moves):
+            player = engine.pending(table.state)[0].player
+            table.play(player, choose(engine.legal_moves(table.state, player)),
+                       actor=MoveRecord.Actor.BOT)
+        core.commit(table)
+    game.refresh_from_db()
+
+
+def _statements(game: Game, clients: dict, choose) -> tuple[list[str], list[str]]:
+    """The statements (their first words) of the awaited player's read of the game and of
+    their move, chosen by ``choose`` among the ``you.legal_moves`` of that read."""
+    game.refresh_from_db()
+    client = clients[game.pending_decisions.order_by("deadline", "player").first().player]
+    with CaptureQueriesContext(connection) as read:
+        answer = client.get(game_url(game.pk))
+    assert answer.status_code == 200
+    body = answer.json()
+    with CaptureQueriesContext(connection) as move:
+        moved = client.post(game_url(game.pk, "moves/"),
+                            {"move": choose(body["you"]["legal_moves"]),
+                             "expected_seq": body["seq"]}, format="json")
+    assert moved.status_code == 201, moved.content
+    return ([q["sql"].split(None, 1)[0] for q in read.captured_queries],
+            [q["sql"].split(None, 1)[0] for q in move.captured_queries])
+
+
+def _exchange(moves: list[dict]) -> dict:
+    return next(m for m in moves if m["type"] == "exchange" and not m["swap"])
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+@pytest.mark.parametrize("choose", [peaceful, _exchange], ids=["looks", "exchanges"])
+def test_a_move_is_the_same_statements_at_move_5_and_at_move_1000(choose):
+    """A Mascarade move (a look or an exchange without swap, as ``bench/api.py`` plays its long
+    games; the turn passes to the next player) sends the same statements at the 5th move as at
+    the 1,000th, and so does the read of the game."""
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:])
+    clients = {n: client_for(user) for n, user in enumerate(users)}
+    _played_in_memory(game, 4, choose)
+    early = _statements(game, clients, choose)
+    game.refresh_from_db()
+    assert game.seq == 5
+    _played_in_memory(game, 999 - game.seq, choose)
+    late = _statements(game, clients, choose)
+    game.refresh_from_db()
+    assert game.seq == 1000
+    assert early == late == (READ_STATEMENTS, MOVE_STATEMENTS)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind,options,players", [("ere_des_masques", {}, 2),
+                                                  ("shadow_house", {"players": 4}, 4)])
+def test_the_other_games_moves_are_the_same_statements(kind, options, players):
+    """The first ten moves of L'Ère des Masques and of Shadow House Mascarade: the same
+    statements as Mascarade's, but for what a move's effect calls for: no message when no new
+    decision awaits a human (Shadow House: one of a simultaneous choice made, the others still
+    awaited), and where a player's decision is replaced by another of theirs (Shadow House:
+    their next card to give or play), that row's DELETE first, on its own (the new row would
+    collide with it in one statement)."""
+    users = [UserFactory() for _ in range(players)]
+    game_id = services.create_game(users[0], kind, options).body["id"]
+    for user in users[1:]:
+        services.join_game(user, game_id)
+    game = Game.objects.get(pk=game_id)
+    clients = {n: client_for(user) for n, user in enumerate(users)}
+    replaced = [*MOVE_STATEMENTS[:5], "DELETE", *MOVE_STATEMENTS[5:]]
+    silent = [[word for word in words if word != "INSERT"] for words in (MOVE_STATEMENTS, replaced)]
+    seen = []
+    for _ in range(10):
+        read, move = _statements(game, clients, lambda moves: moves[0])
+        assert read == READ_STATEMENTS
+        assert move in (MOVE_STATEMENTS, replaced, *silent), " ".join(move)
+        seen.append(move == MOVE_STATEMENTS)
+    assert any(seen)
