@@ -201,7 +201,10 @@ class MovesView(APIView):
         outcome = services.submit_move(
             id, data["move"], user=request.user, expected_seq=data.get("expected_seq"),
             idem=idempotency(request), channel="api")
-        return Response(outcome.body, status=201)
+        # The game as the mover's read would answer it now, and its ETag: no read needed after
+        # a move (a later one with If-None-Match answers 304 while nothing changed).
+        headers = {"ETag": outcome.etag} if outcome.etag else None
+        return Response(outcome.body, status=201, headers=headers)
 
 
 class BackView(APIView):

@@ -43,10 +43,12 @@ class Idempotency:
 @dataclass
 class Outcome:
     """A write's answer: its body (a read model of the result); ``replayed`` when it is the
-    first answer to the same key, given again."""
+    first answer to the same key, given again; ``etag``: the ETag of the game the body shows,
+    as its viewer's read of it would send it now (not kept with a stored answer)."""
 
     body: dict[str, Any]
     replayed: bool = False
+    etag: str | None = None
 
 
 def stored(idem: Idempotency | None) -> Outcome | None:

@@ -37,9 +37,10 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
     awaited stands, so that a choice made "all at once" is not refused because another player
     chose first), then the engine, which raises its own errors (mapped by the edges). The
     answer's body is ``{"seq"}`` (the move record says its ``channel``: ``"api"``, ``"web"``,
-    ``"mail"``), with ``"game"`` (the game as ``user`` now sees it) for a
-    client. ``schedule=False``: the bots are not asked to play after the commit (the bots' own
-    task goes on by itself). The number of queries does not depend on the length of the game.
+    ``"mail"``), with ``"game"`` (the game as ``user`` now sees it, exactly what their read
+    of it would answer, and its ``etag``) for a client. ``schedule=False``: the bots are not
+    asked to play after the commit (the bots' own task goes on by itself). The number of
+    queries does not depend on the length of the game.
     """
 
     def work() -> idempotency.Outcome:
@@ -77,9 +78,11 @@ def submit_move(game_id, move: Any, *, user=None, player: int | None = None,
                 table.bots_maybe = False
             commit(table)
             body: dict[str, Any] = {"seq": game.seq}
+            etag = None
             if user is not None:
                 body["game"] = selectors.game_payload(table.loaded(), user)
-            outcome = idempotency.Outcome(body)
+                etag = selectors.etag(game, user)
+            outcome = idempotency.Outcome(body, etag=etag)
             idempotency.store(idem, outcome)
             return outcome
 

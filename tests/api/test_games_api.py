@@ -307,6 +307,30 @@ def test_send_a_move_and_read_the_events(users, clients):
     assert_error(clients[0].get(game_url(game.pk, "events/"), {"after": "x"}), 400, "invalid")
 
 
+
+def test_a_move_s_answer_is_the_mover_s_read_of_the_game_with_its_etag(users, clients):
+    """A client needs no read after its move: the answer's game is what its read answers then
+    (``you.legal_moves``, ``state.awaiting`` with the deadlines...), with the read's ETag; a read
+    with that tag answers 304 until something changes. A replayed answer has no tag (the game
+    may have moved on since)."""
+    game = start_game(users[0], users[1:])
+    for n in range(6):
+        mover = awaited(game)
+        client = client_for(mover)
+        move = peaceful(client.get(game_url(game.pk, "legal-moves/")).json()["moves"])
+        answer = client.post(game_url(game.pk, "moves/"), {"move": move, "expected_seq": n},
+                             format="json", HTTP_IDEMPOTENCY_KEY=f"answer-{n}")
+        assert answer.status_code == 201
+        read = client.get(game_url(game.pk))
+        assert answer.json()["game"] == read.json()
+        assert answer["ETag"] == read["ETag"]
+        assert client.get(game_url(game.pk), HTTP_IF_NONE_MATCH=answer["ETag"]).status_code == 304
+        again = client.post(game_url(game.pk, "moves/"), {"move": move, "expected_seq": n},
+                            format="json", HTTP_IDEMPOTENCY_KEY=f"answer-{n}")
+        assert again.status_code == 201 and again.json() == answer.json()
+        assert not again.has_header("ETag")
+
+
 def test_move_errors(users, clients):
     game = start_game(users[0], users[1:])
     mover = awaited(game)
