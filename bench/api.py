@@ -1,12 +1,14 @@
-"""Benchmark of the REST API: clients playing bot moves over HTTP against gunicorn (2 workers) on
-PostgreSQL. The headline first: 50 clients offering 100, 200 and 300 moves/s on a schedule (an
-open loop), with the moves/s answered and the p50/p95/p99 latencies of ``POST /moves/`` and
-``GET /games/{id}/``; then the same at 10, 50 and 200 clients each sending as fast as it is
-answered (a closed loop); then games that already have 1,000 moves.
+"""Benchmark of the REST API: clients playing bot moves over HTTP against gunicorn (2 workers, as
+the web process runs it: ``mascarade_site/gunicorn.py``) on PostgreSQL. The headline first: 50
+clients offering 100, 200 and 300 moves/s on a schedule (an open loop), with the moves/s
+answered and the p50/p95/p99 latencies of ``POST /moves/`` and ``GET /games/{id}/``; then the
+same at 10, 50 and 200 clients each sending as fast as it is answered (a closed loop); then
+games that already have 1,000 moves.
 
     .venv/bin/python bench/api.py [--quick] [--seconds 15] [--open-clients 50]
                                   [--open-rates 100,200,300] [--clients 10,50,200]
                                   [--long-clients 10,50] [--long-moves 1000] [--rate 150]
+                                  [--threads N] [--new-connections]
 
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench`` on the local PostgreSQL)
 is dropped and created anew, and analysed after each set-up. ``REDIS_URL``, when set, is used as in
@@ -15,7 +17,10 @@ throttles), on the bench's own database number (15, emptied at the start: its ta
 queue of `make run` or of the tests). Each client owns a game of four seats (four users, four
 tokens) and plays it in two requests per move: it reads the game as the awaited player (named by the
 answer to its last move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it
-with ``expected_seq``; a client whose game ended takes a new one made before the run. ``--seconds``
+with ``expected_seq``; a client whose game ended takes a new one made before the run. Each client
+keeps one HTTP/1.1 connection alive for all its requests (``--new-connections``: a new one for
+each request, as before keep-alive; ``--threads 0``: gunicorn's sync worker, which closes each
+connection after its answer); under each run, the connections opened during it. ``--seconds``
 sets the length of each measured run, after a warm-up of a quarter of it (3 s at most). Under each
 run's figures: how busy the cores were with gunicorn, PostgreSQL (its backends serving other
 databases left out), Redis and the clients (this process), and that per move, and with anything else
@@ -125,11 +130,20 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
+def start_gunicorn(env: dict[str, str], port: int, threads: int | None = None
+                   ) -> subprocess.Popen:
+    """gunicorn as the web process runs it (``mascarade_site/gunicorn.py``: threaded workers
+    that keep connections alive), 2 workers; ``threads``: that many threads per worker instead
+    of the configuration's, 0: gunicorn's sync worker (a connection per request)."""
     gunicorn = Path(sys.executable).with_name("gunicorn")
+    workers = []
+    if threads == 0:
+        workers = ["--worker-class", "sync", "--threads", "1"]
+    elif threads is not None:
+        workers = ["--threads", str(threads)]
     proc = subprocess.Popen([str(gunicorn), "mascarade_site.wsgi",
                              "--config", "python:mascarade_site.gunicorn", "--workers", "2",
-                             "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
+                             *workers, "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
                              "--log-level", "warning"], cwd=ROOT, env=env)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -236,15 +250,74 @@ class _OneExchange(asyncio.Protocol):
                 self.done.set_exception(exc)
 
 
+_CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
+_CONNECTION_CLOSE = re.compile(rb"\r\nconnection:[ \t]*close", re.IGNORECASE)
+
+
+class _KeptAlive(asyncio.Protocol):
+    """One HTTP/1.1 connection kept open for a client's requests, one at a time: each answer
+    read to the end its ``Content-Length`` says (to the connection's end without one), the
+    connection closed when the server says ``Connection: close``. A bare protocol too."""
+
+    def __init__(self):
+        self.transport = None
+        self.buffer = bytearray()
+        self.done: asyncio.Future | None = None
+        self.length: int | None = None  # the answer's whole length once its head is read
+        self.closed = False
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def send(self, request: bytes, done: asyncio.Future) -> None:
+        self.done, self.length = done, None
+        self.buffer.clear()
+        self.transport.write(request)
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if self.done is None:
+            return
+        if self.length is None:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = bytes(self.buffer[:end + 2])
+            length = _CONTENT_LENGTH.search(head)
+            status = int(head.split(b" ", 2)[1])
+            self.length = (end + 4 + int(length.group(1)) if length
+                           else end + 4 if status in (204, 304) else -1)
+            self.close_after = _CONNECTION_CLOSE.search(head) is not None
+        if 0 <= self.length <= len(self.buffer):
+            done, self.done = self.done, None
+            done.set_result(bytes(self.buffer[:self.length]))
+            if self.close_after:
+                self.closed = True
+                self.transport.close()
+
+    def connection_lost(self, exc) -> None:
+        self.closed = True
+        done, self.done = self.done, None
+        if done is not None and not done.done():
+            if exc is None and self.length == -1:  # an answer without a length: it ends here
+                done.set_result(bytes(self.buffer))
+            else:
+                done.set_exception(exc or ConnectionResetError(
+                    "the server closed the connection before its answer"))
+
+
 class Client:
-    """One client: reads its game as the awaited player, sends a move, and again, on its own
-    connection for each request (gunicorn's sync workers close it after each answer). All the
-    clients share one asyncio loop: the load generator takes as little of the shared cores as
-    it can."""
+    """One client: reads its game as the awaited player, sends a move, and again, over one
+    HTTP/1.1 connection kept alive (``keep_alive=False``: a new connection for each request, in
+    HTTP/1.0, which the server closes after its answer). All the clients share one asyncio
+    loop: the load generator takes as little of the shared cores as it can."""
 
     def __init__(self, port: int, table: dict, policy: str, seed: int, new_table,
-                 interval: float = 0.0):
+                 interval: float = 0.0, keep_alive: bool = True):
         self.port, self.table, self.policy = port, table, policy
+        self.keep_alive = keep_alive
+        self.conn: _KeptAlive | None = None
+        self.connections = 0  # connections opened
         self.interval = interval  # seconds between two moves' due times; 0: at once
         self.rng = random.Random(seed)
         self.new_table = new_table
@@ -259,20 +332,49 @@ class Client:
     async def call(self, method: str, path: str, token: str, body=None, since: float | None = None
                    ) -> tuple[int, dict, float]:
         data = orjson.dumps(body) if body is not None else b""
-        head = (f"{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+        head = (f"{method} {path} HTTP/1.{1 if self.keep_alive else 0}\r\nHost: 127.0.0.1\r\n"
                 f"Authorization: Token {token}\r\n")
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+        request = head.encode() + b"\r\n" + data
         start = time.perf_counter() if since is None else since
         loop = asyncio.get_running_loop()
-        done = loop.create_future()
-        await loop.create_connection(lambda: _OneExchange(head.encode() + b"\r\n" + data, done),
-                                     "127.0.0.1", self.port)
-        raw = await done  # HTTP/1.0: the answer ends when the server closes
+        if self.keep_alive:
+            raw = await self.exchange(loop, request)
+        else:
+            done = loop.create_future()
+            self.connections += 1
+            await loop.create_connection(lambda: _OneExchange(request, done),
+                                         "127.0.0.1", self.port)
+            raw = await done  # HTTP/1.0: the answer ends when the server closes
         elapsed = (time.perf_counter() - start) * 1000
         header, _, payload = raw.partition(b"\r\n\r\n")
         status = int(header.split(b" ", 2)[1])
         return status, orjson.loads(payload) if payload else {}, elapsed
+
+    async def exchange(self, loop, request: bytes) -> bytes:
+        """One request and its answer on the client's kept-alive connection (opened first if
+        there is none or the server closed it). If the server closed a connection that had
+        already served an answer just as this request went out (an idle one past its
+        keep-alive time), once more on a new one: nothing of it was read."""
+        for _attempt in range(2):
+            reused = self.conn is not None and not self.conn.closed
+            if not reused:
+                self.connections += 1
+                _transport, self.conn = await loop.create_connection(
+                    _KeptAlive, "127.0.0.1", self.port)
+            done = loop.create_future()
+            self.conn.send(request, done)
+            try:
+                return await done
+            except OSError:
+                if not reused:
+                    raise
+        raise ConnectionError("unreachable")
+
+    def close(self) -> None:
+        if self.conn is not None and not self.conn.closed:
+            self.conn.transport.close()
 
     async def run(self, stop: asyncio.Event) -> None:
         from games.catalog import get_bot
@@ -280,6 +382,12 @@ class Client:
         bot = get_bot("mascarade", "random")
         awaited = self.table["first"]
         self.due = time.perf_counter() + self.rng.random() * self.interval
+        try:
+            await self.play(bot, awaited, stop)
+        finally:
+            self.close()
+
+    async def play(self, bot, awaited: str, stop: asyncio.Event) -> None:
         while not stop.is_set():
             since = None
             if self.interval and self.move_due is None:  # wait for the next move's time
@@ -362,6 +470,8 @@ def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
     return out
 
 
+#: Clients keep one connection alive each (``--new-connections``: one per request).
+KEEP_ALIVE = True
 #: The bench's database (its backends count as PostgreSQL's; other databases' go to "others").
 BENCH_DB: bytes = b""
 _BACKEND = re.compile(rb"^postgres: [^:]+: \S+ (\S+) (?:\S+\(\d+\)|\[local\])")
@@ -422,7 +532,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
     """One measured run; ``rate``: moves/s offered by all the clients together (0: each client
     goes on as soon as it has its answer)."""
     interval = len(tables) / rate if rate else 0.0
-    clients = [Client(port, table, policy, i, spare, interval)
+    clients = [Client(port, table, policy, i, spare, interval, KEEP_ALIVE)
                for i, table in enumerate(tables)]
 
     async def measure() -> tuple[float, list, dict[str, float]]:
@@ -433,7 +543,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
             client.post_ms.clear()
             client.get_ms.clear()
             client.move_ms.clear()
-            client.moves = 0
+            client.moves = client.connections = 0
         cpu_before = cpu_seconds()
         busy_before = machine_busy()
         start = time.perf_counter()
@@ -451,7 +561,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
             cpu["others"] = max(0.0, busy - sum(cpu.values()))
         now = time.perf_counter()
         snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors), list(c.move_ms),
-                     c.overdue(now)) for c in clients]
+                     c.overdue(now), c.connections) for c in clients]
         stop.set()
         await asyncio.wait(tasks, timeout=60)
         return elapsed, snapshot, cpu
@@ -480,7 +590,8 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
     result = {"moves_per_s": moves / elapsed,
               "post": [percentile(post, q) for q in (0.5, 0.95, 0.99)],
               "get": [percentile(get, q) for q in (0.5, 0.95, 0.99)],
-              "errors": errors, "cpu": cpu}
+              "errors": errors, "cpu": cpu,
+              "connections": sum(s[6] for s in snapshot), "requests": len(post) + len(get)}
     if rate:
         answered = [ms for s in snapshot for ms in s[4]]
         waiting = [ms for s in snapshot for ms in s[5]]
@@ -525,7 +636,8 @@ def report(label: str, result: dict) -> None:
         share = "  ".join(f"{name} {used * 100:.0f} %" + (
             "" if name == "others" else f" ({used * 1000 / result['moves_per_s']:.1f} ms/move)")
             for name, used in result["cpu"].items())
-        print(f"{'':<40} cores busy: {share}", flush=True)
+        print(f"{'':<40} cores busy: {share}; connections opened: {result['connections']} "
+              f"for {result['requests']} requests", flush=True)
 
 
 #: ``--quick``: a smoke run of about a minute (each option still overrides it).
@@ -550,6 +662,13 @@ def main() -> None:
     parser.add_argument("--rate", default="",
                         help="moves/s offered on a schedule: runs at each of these rates (e.g. "
                              "150,200) at each number of --clients, after its closed-loop run")
+    parser.add_argument("--threads", type=int,
+                        help="gunicorn's threads per worker (default: those of "
+                             "mascarade_site/gunicorn.py, GUNICORN_THREADS or 2); 0: gunicorn's "
+                             "sync worker, which closes each connection after its answer "
+                             "(implies --new-connections)")
+    parser.add_argument("--new-connections", action="store_true",
+                        help="each request on a new connection (HTTP/1.0), as before keep-alive")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run of about a minute: "
                              + ", ".join(f"--{k.replace('_', '-')} {v:g}" if isinstance(v, float)
@@ -560,8 +679,9 @@ def main() -> None:
         if getattr(args, name) is None:
             setattr(args, name, value)
     db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
-    global BENCH_DB
+    global BENCH_DB, KEEP_ALIVE
     BENCH_DB = urlsplit(db_url).path.lstrip("/").encode()
+    KEEP_ALIVE = not args.new_connections and args.threads != 0
     env = server_env(db_url)
     fresh_database(db_url, env)
     # (VAR_DIR too: the start mails of the games set up here are queued in the bench's own
@@ -575,7 +695,7 @@ def main() -> None:
     from django.db import connection
 
     port = free_port()
-    server = start_gunicorn(env, port)
+    server = start_gunicorn(env, port, args.threads)
     try:
         counter = iter(range(10**9))
         lock = threading.Lock()
@@ -600,7 +720,12 @@ def main() -> None:
             analyze()
             return run_level(port, tables, "random", args.seconds, spare, rate)
 
-        print(f"gunicorn 2 workers on 127.0.0.1:{port}, PostgreSQL {urlsplit(db_url).path[1:]}, "
+        threads = (os.environ.get("GUNICORN_THREADS", "2") if args.threads is None
+                   else args.threads)
+        workers = "sync workers" if threads == 0 else f"workers of {threads} threads"
+        print(f"gunicorn 2 {workers} on 127.0.0.1:{port}, "
+              f"{'kept-alive connections' if KEEP_ALIVE else 'a connection per request'}, "
+              f"PostgreSQL {urlsplit(db_url).path[1:]}, "
               f"cache {'Redis' if os.environ.get('REDIS_URL') else 'local memory'}; "
               f"{args.seconds:g} s per run after {warm_up(args.seconds):g} s of warm-up; "
               f"{os.cpu_count()} cores{'; --quick' if args.quick else ''}", flush=True)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The web process: apply migrations as the tables' owner (DATABASE_OWNER_URL), grant the
 # application role (DB_APP_ROLE) its privileges, then serve with gunicorn as that role
-# (DATABASE_URL). Without DATABASE_OWNER_URL, one role does both.
+# (DATABASE_URL). Without DATABASE_OWNER_URL, one role does both. mascarade_site/gunicorn.py makes
+# the workers threaded (GUNICORN_THREADS, 2) and keeps connections alive (GUNICORN_KEEPALIVE, 75 s),
+# each worker on a listening socket of its own.
 set -eu
 OWNER_URL="${DATABASE_OWNER_URL:-$DATABASE_URL}"
 DATABASE_URL="$OWNER_URL" python manage.py migrate --noinput
