@@ -46,6 +46,12 @@ size), and made of looks (each look adds an entry to its player's ``knowledge``,
 has the game read list in full: after 1,000 moves, about 250 entries per player and a 31 KB
 state).
 
+``--push``: the push mode (bench/push.py): clients told of each decision by their users'
+``/api/v1/me/stream/`` (uvicorn beside gunicorn, as in production) answer it with one ``POST``
+over a kept-alive connection and never read; open loop at ``--open-clients`` offering
+``--push-rates`` (300,600 moves/s), then closed loop at each of ``--clients``; the statements of
+a move's ``POST`` and of its stream's step printed first.
+
 ``--quick``: a smoke run of about a minute (5 s runs; 100 and 300 moves/s offered by 50
 clients, 50 clients in a closed loop, 10 on 200-move games); options given still apply.
 """
@@ -669,6 +675,13 @@ def main() -> None:
                              "(implies --new-connections)")
     parser.add_argument("--new-connections", action="store_true",
                         help="each request on a new connection (HTTP/1.0), as before keep-alive")
+    parser.add_argument("--push", action="store_true",
+                        help="push mode (bench/push.py): clients told of their decisions by "
+                             "their /me/stream/ (uvicorn) answer each with one POST, no read; "
+                             "open loop at --open-clients offering --push-rates, then closed "
+                             "loop at each of --clients")
+    parser.add_argument("--push-rates", default="300,600",
+                        help="push mode: moves/s offered by the open-loop clients (300,600)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run of about a minute: "
                              + ", ".join(f"--{k.replace('_', '-')} {v:g}" if isinstance(v, float)
@@ -722,6 +735,14 @@ def main() -> None:
 
         threads = (os.environ.get("GUNICORN_THREADS", "2") if args.threads is None
                    else args.threads)
+        if args.push:
+            import push
+
+            print(f"gunicorn 2 workers on 127.0.0.1:{port}, PostgreSQL "
+                  f"{urlsplit(db_url).path[1:]}; {args.seconds:g} s per run after "
+                  f"{warm_up(args.seconds):g} s of warm-up; {os.cpu_count()} cores", flush=True)
+            push.main(args, env, port, analyze)
+            return
         workers = "sync workers" if threads == 0 else f"workers of {threads} threads"
         print(f"gunicorn 2 {workers} on 127.0.0.1:{port}, "
               f"{'kept-alive connections' if KEEP_ALIVE else 'a connection per request'}, "
