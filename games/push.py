@@ -74,16 +74,21 @@ def publish(messages: list[tuple[str, dict]]) -> bool:
     return True
 
 
-def game_changed(game_id, seq: int, version: int,
-                 users: Iterable[tuple[int, str]] = ()) -> None:
+def game_changed(game_id, seq: int, version: int, users: Iterable[tuple[int, str]] = (),
+                 told: Iterable[tuple[int, dict]] = ()) -> None:
     """Once the transaction commits: wake the streams of ``game_id`` (now at ``seq`` and
-    ``version``) and the streams of each ``(user id, kind)`` in ``users``."""
+    ``version``) and the streams of each ``(user id, kind)`` in ``users``; ``told``: ``(user id,
+    decision)`` for each decision given to a player (``{}``, or what their stream sends of it:
+    ``games.streams.UserStream``; on their own channel only)."""
     if not settings.REDIS_URL:
         return
     game = str(game_id)
     messages = [(game_channel(game), {"game": game, "seq": seq, "version": version})]
     messages += [(user_channel(user), {"game": game, "seq": seq, "kind": kind})
                  for user, kind in dict.fromkeys(users)]
+    messages += [(user_channel(user), {"game": game, "seq": seq, "kind": DECISION,
+                                       **({"decision": decision} if decision else {})})
+                 for user, decision in told]
     transaction.on_commit(lambda: publish(messages))
 
 

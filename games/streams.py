@@ -202,10 +202,15 @@ class UserStream:
         rows = PendingDecision.objects.filter(user_id=self.user.pk, bot=False,
                                               game__status=Game.Status.ACTIVE)
         if wakes is not None:
-            games = {wake["game"] for wake in wakes if wake.get("kind") == push.DECISION}
+            games = set()
             for wake in wakes:
-                if wake.get("kind") in (push.STARTED, push.ENDED):
-                    out += self._game_event(wake["game"], wake["kind"])
+                kind = wake.get("kind")
+                if kind in (push.STARTED, push.ENDED):
+                    out += self._game_event(wake["game"], kind)
+                elif kind == push.DECISION and "decision" in wake:
+                    out += self._told(wake)
+                elif kind == push.DECISION:
+                    games.add(wake["game"])
             if not games:
                 return Step(out)
             rows = rows.filter(game_id__in=sorted(games))
@@ -220,6 +225,19 @@ class UserStream:
         for game_id, game_rows in new.items():
             out += self._decisions(game_id, game_rows)
         return Step(out)
+
+    def _told(self, wake: dict) -> list[bytes]:
+        """A decision as the write path told it (its legal moves from the state it had in
+        hand, on this user's own channel): sent as it is, no read."""
+        told = wake["decision"]
+        key = (wake["game"], told["player"], told["since"])
+        if key in self.sent:
+            return []
+        self.sent.add(key)
+        return [sse("decision", {
+            "game": wake["game"], "kind": told["kind"], "seq": wake["seq"], "seat": told["seat"],
+            "decision": told["decision"], "deadline": told["deadline"],
+            "legal_moves": told["legal_moves"]})]
 
     def _decisions(self, game_id: str, rows: list[PendingDecision]) -> list[bytes]:
         game = selectors.find_game(game_id)

@@ -446,9 +446,7 @@ def finish(tables: list[Table]) -> None:
         game = table.game
         if not table.written:
             continue
-        wake = [*table.wake, *((row.user_id, push.DECISION) for row in table.created
-                               if row.user_id and not row.bot)]
-        push.game_changed(game.pk, game.seq, game.version, wake)
+        push.game_changed(game.pk, game.seq, game.version, table.wake, _told(table))
         table.wake = []
         if game.status != Game.Status.ACTIVE:
             continue
@@ -457,6 +455,28 @@ def finish(tables: list[Table]) -> None:
         current = {row.pk for row in table.pending if row.remaining is None and not row.bot}
         schedule_countdowns(game.pk, [row for row in [*table.created, *table.moved_deadlines]
                                       if row.pk in current], table.now)
+
+
+def _told(table: Table) -> list[tuple[int, dict]]:
+    """The decisions this transaction gave to players, each as its player's stream tells it
+    (``games.streams.UserStream``): the decision with its deadline and the player's legal moves,
+    from the state in hand (so that the stream reads nothing); without the state in hand (a
+    table action), only which game: the stream reads it."""
+    current = {row.pk for row in table.pending}
+    rows = [row for row in table.created
+            if row.user_id and not row.bot and row.pk in current]
+    if not rows:
+        return []
+    game = table.game
+    state = table._state
+    if state is _UNREAD or state is None or game.status != Game.Status.ACTIVE:
+        return [(row.user_id, {}) for row in rows]
+    engine = get_game(game.kind)
+    return [(row.user_id, {"kind": game.kind, "player": row.player, "since": row.seq,
+                           "seat": row.seat,
+                           "decision": row.decision, "deadline": selectors.iso(row.deadline),
+                           "legal_moves": engine.legal_moves(state, row.player)})
+            for row in rows]
 
 
 def schedule_countdowns(game_id, rows: list[PendingDecision], now: dt.datetime) -> None:

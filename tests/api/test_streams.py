@@ -205,6 +205,9 @@ def test_bots_play_a_whole_game_from_their_streams_one_post_per_move(server, fou
             if decision["seq"] != game.seq:
                 continue  # sent before a later move: a newer one follows
             assert decision["game"] == str(game.pk) and decision["kind"] == "mascarade"
+            # (told by the write path from the state it had in hand: what the API lists)
+            assert decision["legal_moves"] == clients[user_id].get(
+                game_url(game.pk, "legal-moves/")).json()["moves"]
             move = sorted(decision["legal_moves"], key=repr)[0]
             answer = clients[user_id].post(game_url(game.pk, "moves/"),
                                            {"move": move, "expected_seq": decision["seq"]},
