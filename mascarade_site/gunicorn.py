@@ -59,7 +59,11 @@ def own_sockets(listeners, backlog: int) -> list[socket.socket]:
 
 
 def post_fork(server, worker) -> None:
-    if worker.cfg.reuse_port:
+    from gunicorn.workers.sync import SyncWorker
+
+    # (not for the sync worker, ``--worker-class sync``: it closes each connection after its
+    # answer, and each worker taking the next one when it is free spreads them best)
+    if worker.cfg.reuse_port and not isinstance(worker, SyncWorker):
         worker.sockets = [*own_sockets(worker.sockets, worker.cfg.backlog), *worker.sockets]
 
 
