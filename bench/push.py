@@ -346,8 +346,9 @@ def report(label: str, result: dict) -> None:
 
 def statements_per_move(groups: list[dict]) -> tuple[float, float]:
     """The statements of a move's ``POST`` (through Django's WSGI handler, as gunicorn calls
-    it) and of the awaited player's stream step that tells the next decision, counted in this
-    process over a few moves of one group's games."""
+    it) and of the awaited player's stream step that tells the next decision (woken by the
+    messages that ``POST`` published), counted in this process over a few moves of one group's
+    games."""
     import statistics
 
     from api_cpu import TRANSACTION_ENTRIES, sent_statements, the_server
@@ -381,12 +382,15 @@ def statements_per_move(groups: list[dict]) -> tuple[float, float]:
             body = orjson.dumps({"move": move, "expected_seq": game.seq})
             connection.force_debug_cursor = True
             connection.queries_log.clear()
+            published: list[tuple[str, dict]] = []
+            publish, push.publish = push.publish, published.extend
             try:
                 with sent_statements() as sent:
                     status, _content = server.request("POST", f"/api/v1/games/{game_id}/moves/",
                                                       group["tokens"][user.username], body)
             finally:
                 connection.force_debug_cursor = False
+                push.publish = publish
             if status != 201:
                 raise SystemExit(f"bench/push.py: a move refused: {status} {_content[:300]!r}")
             posts.append(sent[0] + sum(q["sql"] in TRANSACTION_ENTRIES
@@ -396,9 +400,10 @@ def statements_per_move(groups: list[dict]) -> tuple[float, float]:
             if row is None or row.user_id is None:
                 continue
             name = next(n for n, u in users.items() if u.pk == row.user_id)
+            mine = [message for channel, message in published
+                    if channel == push.user_channel(row.user_id)]
             with sent_statements() as sent:
-                told = streams[name].step([{"game": str(game_id), "seq": game.seq,
-                                            "kind": push.DECISION}], False)
+                told = streams[name].step(mine, False)
             if told.messages:
                 steps.append(sent[0])
     return statistics.fmean(posts), statistics.fmean(steps)
