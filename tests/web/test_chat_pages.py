@@ -150,6 +150,7 @@ def test_times_are_in_the_viewers_time_zone(game, users):
     panel = chat_panel(page(browser(users[0]), game))
     today = timezone.now().astimezone(zoneinfo.ZoneInfo("Asia/Tokyo")).date()
     shown = local.strftime("%H:%M") if local.date() == today else local.strftime("%-d %b, %H:%M")
+    shown += " JST"  # (the zone said, as the deadlines say it)
     assert f'<time datetime="{message.created_at.astimezone(dt.UTC):%Y-%m-%dT%H:%M:%SZ}">' \
            f"{shown}</time>" in panel
 
