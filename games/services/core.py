@@ -255,9 +255,12 @@ class Table:
         game = self.game
         allowed = TABLE_ACTION_STATUSES.get(action, TABLE_ACTION_DEFAULT_STATUSES)
         if game.status not in allowed:
-            raise GameNotActive(f"This game is {game.status}: it cannot be {action}d now."
-                                if action in ("pause", "resume", "abort") else
-                                f"This game is {game.status}: nothing can change at its table.")
+            words = {"pause": _("This game is %(status)s: it cannot be paused now."),
+                     "resume": _("This game is %(status)s: it cannot be resumed now."),
+                     "abort": _("This game is %(status)s: it cannot be aborted now.")}
+            raise GameNotActive(words.get(action, _(
+                "This game is %(status)s: nothing can change at its table."))
+                % {"status": game.get_status_display()})
         move: dict[str, Any] = {"type": "table", "action": action, **fields}
         player = fields.get("player")
         by_position = {seat.position: seat for seat in self.seats}
@@ -303,9 +306,11 @@ class Table:
         elif action == "extend":
             rows = [row for row in pending if player is None or row.player == player]
             if not rows:
-                raise IllegalMove("No decision is awaited" + (f" from seat {player}" if
-                                  player is not None else "") + ": there is no deadline to "
-                                  "extend.", code="nothing_to_extend")
+                raise IllegalMove((_("No decision is awaited from seat %(seat)s: there is no "
+                                     "deadline to extend.") % {"seat": player})
+                                  if player is not None else
+                                  _("No decision is awaited: there is no deadline to extend."),
+                                  code="nothing_to_extend")
             for row in rows:
                 row.given_seconds += fields["seconds"]
                 if row.remaining is not None:
@@ -316,7 +321,7 @@ class Table:
             self._recompute([row for row in rows if row.remaining is None])
         elif action == "replace":
             seat = by_position[player]
-            kind, _, ident = fields["occupant"].partition(":")
+            kind, _sep, ident = fields["occupant"].partition(":")
             if kind == "user":
                 user = User.objects.filter(pk=int(ident)).first()
                 if user is None:

@@ -22,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import dispatch, selectors
 from games.catalog import get_game
@@ -73,11 +74,13 @@ def play_timeout_now(game_id, player: int, *, expected_seq: int | None = None,
     with transaction.atomic():
         table = open_table(game_id, expected_seq=expected_seq)
         if table.game.status != Game.Status.ACTIVE:
-            raise GameNotActive(f"This game is {table.game.status}: no decision is awaited.")
+            raise GameNotActive(_("This game is %(status)s: no decision is awaited.")
+                                % {"status": table.game.get_status_display()})
         row = next((row for row in table.pending if row.player == player), None)
         if row is None:
-            raise DecisionGone(f"No decision is awaited from seat {player} now: it was "
-                               f"answered meanwhile, or another one is awaited.")
+            raise DecisionGone(_("No decision is awaited from seat %(seat)s now: it was "
+                                 "answered meanwhile, or another one is awaited.")
+                               % {"seat": player})
         move = get_game(table.game.kind).timeout_move(table.state, row.player)
         table.play(row.player, move, actor=actor, by_user=by_user)
         commit(table)

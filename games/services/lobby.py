@@ -36,7 +36,8 @@ def invite_matches(game: Game, code) -> bool:
 
 def _bot_seats(game: Game, positions: list[int], kind: str) -> list[Seat]:
     if kind not in bot_kinds():
-        raise Invalid({"kind": [f"One of {', '.join(bot_kinds())}."]})
+        raise Invalid({"kind": [_("Choose one of: %(kinds)s.") % {
+            "kinds": ", ".join(bot_kinds())}]})
     return [Seat(game=game, position=p, bot_kind=kind) for p in positions]
 
 
