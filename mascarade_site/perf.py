@@ -8,7 +8,8 @@ same process and prints CPU and statements per request with each on and off.
 =================  ==========================================================================
 ``prepared``       the hot reads compiled once (:class:`mascarade_site.prepared.PreparedQuery`)
 ``writes``         the hot writes built once per shape (``insert_rows``, ``update_row``,
-                   ``delete_rows`` in :mod:`mascarade_site.prepared`); off, the ORM's own
+                   ``delete_rows`` in :mod:`mascarade_site.prepared`), a move's sent as one
+                   statement (``write_together``); off, the ORM's own, one by one
 ``health``         the connection's health check by a look at its socket
                    (:mod:`mascarade_site.postgres`); off, Django's ``SELECT 1``
 ``lua_throttle``   the API throttles in one Redis round trip (``games/api/throttling.py``);
