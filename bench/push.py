@@ -51,7 +51,8 @@ def start_uvicorn(env: dict[str, str], port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         [str(uvicorn), "mascarade_site.asgi:application", "--host", "127.0.0.1", "--port",
          str(port), "--workers", "1", "--loop", "uvloop", "--http", "httptools",
-         "--timeout-keep-alive", "30", "--no-access-log", "--log-level", "warning"],
+         "--timeout-keep-alive", "30", "--timeout-graceful-shutdown", "2", "--no-access-log",
+         "--log-level", "warning"],
         cwd=ROOT, env={**env, "STREAM_MAX_PER_USER": "1000"}, preexec_fn=raise_file_limit)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -268,7 +269,7 @@ def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
 
 def run_push(api_port: int, stream_port: int, uvicorn_pid: int, groups: list[dict],
              seconds: float, warm: float, rate: float = 0.0) -> dict:
-    from api import LATE_MS, machine_busy, percentile
+    from api import LATE_MS, machine_busy, percentile, watch_cpu
 
     interval = len(groups) / rate if rate else 0.0
     clients = [PushClient(api_port, stream_port, group, i, interval)
@@ -287,10 +288,17 @@ def run_push(api_port: int, stream_port: int, uvicorn_pid: int, groups: list[dic
             c.errors.clear()
         before, busy_before = cpu_seconds(uvicorn_pid), machine_busy()
         start = time.perf_counter()
+        # (read every half second, as bench/api.py does: a PostgreSQL backend that ends during
+        # the run still counts up to its last reading)
+        seen, watching = dict(before), asyncio.Event()
+        watcher = asyncio.create_task(watch_cpu(seen, watching))
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - start
-        after, busy = cpu_seconds(uvicorn_pid), (machine_busy() - busy_before) / elapsed
-        cpu = cpu_share(before, after, elapsed)
+        watching.set()
+        await watcher
+        busy = (machine_busy() - busy_before) / elapsed
+        seen.update(cpu_seconds(uvicorn_pid))
+        cpu = cpu_share(before, seen, elapsed)
         if busy:
             cpu["others"] = max(0.0, busy - sum(cpu.values()))
         snapshot = [(c.moves, list(c.post_ms), dict(c.errors), list(c.move_ms)) for c in clients]

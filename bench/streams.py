@@ -50,7 +50,8 @@ def start_uvicorn(env: dict[str, str], port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         [str(uvicorn), "mascarade_site.asgi:application", "--host", "127.0.0.1", "--port",
          str(port), "--workers", "1", "--loop", "uvloop", "--http", "httptools",
-         "--timeout-keep-alive", "30", "--no-access-log", "--log-level", "warning"],
+         "--timeout-keep-alive", "30", "--timeout-graceful-shutdown", "2", "--no-access-log",
+         "--log-level", "warning"],
         cwd=ROOT, env=env, preexec_fn=raise_file_limit)
     import http.client
 
