@@ -151,17 +151,23 @@ def start_gunicorn(env: dict[str, str], port: int, threads: int | None = None
                              "--config", "python:mascarade_site.gunicorn", "--workers", "2",
                              *workers, "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
                              "--log-level", "warning"], cwd=ROOT, env=env)
+    return answering(proc, port, "/api/v1/games/", "gunicorn")
+
+
+def answering(proc: subprocess.Popen, port: int, path: str, name: str) -> subprocess.Popen:
+    """``proc``, once the server it started answers ``GET path`` on ``port`` with 200 (30 s at
+    most: then it is stopped, and the bench too)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/api/v1/games/")
+            conn.request("GET", path)
             if conn.getresponse().status == 200:
                 return proc
         except OSError:
             time.sleep(0.2)
     proc.terminate()
-    raise SystemExit("gunicorn did not answer")
+    raise SystemExit(f"{name} did not answer")
 
 
 # --------------------------------------------------------------------------------------------
@@ -533,6 +539,24 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def run_without_collections(measure):
+    """``asyncio.run(measure())`` with the garbage collector out of the way. The load generator
+    must not pause: a full collection of this process's heap (Django and the tables set up here)
+    took 80 ms, during which the answers of all the clients waited unread and their latencies
+    grew by as much: about 1 % of them, enough to move the p99. Everything alive now is left out
+    of collections, and none runs during the measured run (what the clients leave behind in 15 s
+    is a few MB); collected again after it."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        return asyncio.run(measure())
+    finally:
+        gc.enable()
+        gc.unfreeze()
+        gc.collect()
+
+
 def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
               rate: float = 0.0) -> dict:
     """One measured run; ``rate``: moves/s offered by all the clients together (0: each client
@@ -572,20 +596,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
         await asyncio.wait(tasks, timeout=60)
         return elapsed, snapshot, cpu
 
-    # The load generator must not pause: a full collection of this process's heap (Django and
-    # the tables set up here) took 80 ms, during which the answers of all the clients waited
-    # unread and their latencies grew by as much: about 1 % of them, enough to move the p99.
-    # Everything alive now is left out of collections, and none runs during the measured run
-    # (what the clients leave behind in 15 s is a few MB); collected again after it.
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    try:
-        elapsed, snapshot, cpu = asyncio.run(measure())
-    finally:
-        gc.enable()
-        gc.unfreeze()
-        gc.collect()
+    elapsed, snapshot, cpu = run_without_collections(measure)
     moves = sum(s[0] for s in snapshot)
     post = [ms for s in snapshot for ms in s[1]]
     get = [ms for s in snapshot for ms in s[2]]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import os
 import random
 import resource
@@ -45,7 +44,7 @@ def raise_file_limit() -> None:
 
 def start_uvicorn(env: dict[str, str], port: int) -> subprocess.Popen:
     """The stream server as docker/start-stream.sh runs it (one process)."""
-    import http.client
+    from api import answering
 
     uvicorn = Path(sys.executable).with_name("uvicorn")
     proc = subprocess.Popen(
@@ -54,17 +53,7 @@ def start_uvicorn(env: dict[str, str], port: int) -> subprocess.Popen:
          "--timeout-keep-alive", "30", "--timeout-graceful-shutdown", "2", "--no-access-log",
          "--log-level", "warning"],
         cwd=ROOT, env={**env, "STREAM_MAX_PER_USER": "1000"}, preexec_fn=raise_file_limit)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.terminate()
-    raise SystemExit("uvicorn did not answer")
+    return answering(proc, port, "/healthz", "uvicorn")
 
 
 def make_groups(count: int, games: int, tag: str) -> list[dict]:
@@ -269,7 +258,7 @@ def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
 
 def run_push(api_port: int, stream_port: int, uvicorn_pid: int, groups: list[dict],
              seconds: float, warm: float, rate: float = 0.0) -> dict:
-    from api import LATE_MS, machine_busy, percentile, watch_cpu
+    from api import LATE_MS, machine_busy, percentile, run_without_collections, watch_cpu
 
     interval = len(groups) / rate if rate else 0.0
     clients = [PushClient(api_port, stream_port, group, i, interval)
@@ -309,15 +298,7 @@ def run_push(api_port: int, stream_port: int, uvicorn_pid: int, groups: list[dic
                 raise task.exception()
         return elapsed, snapshot, cpu
 
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    try:
-        elapsed, snapshot, cpu = asyncio.run(measure())
-    finally:
-        gc.enable()
-        gc.unfreeze()
-        gc.collect()
+    elapsed, snapshot, cpu = run_without_collections(measure)
     post = [ms for s in snapshot for ms in s[1]]
     errors: dict[int, int] = {}
     for s in snapshot:

@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,36 +34,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from api import free_port, fresh_database, make_tables, percentile, server_env  # noqa: E402
+from push import raise_file_limit, start_uvicorn  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/mascarade_bench_streams"
-
-
-def raise_file_limit() -> None:
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def start_uvicorn(env: dict[str, str], port: int) -> subprocess.Popen:
-    uvicorn = Path(sys.executable).with_name("uvicorn")
-    proc = subprocess.Popen(
-        [str(uvicorn), "mascarade_site.asgi:application", "--host", "127.0.0.1", "--port",
-         str(port), "--workers", "1", "--loop", "uvloop", "--http", "httptools",
-         "--timeout-keep-alive", "30", "--timeout-graceful-shutdown", "2", "--no-access-log",
-         "--log-level", "warning"],
-        cwd=ROOT, env=env, preexec_fn=raise_file_limit)
-    import http.client
-
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.terminate()
-    raise SystemExit("uvicorn did not answer")
 
 
 def rss_mb(pid: int) -> float:
