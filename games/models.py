@@ -89,6 +89,9 @@ class Seat(models.Model):
     muted = models.BooleanField(default=False)
     # The player asks for a pause; the game pauses when every human player asks.
     wants_pause = models.BooleanField(default=False)
+    # The game's seq when its player last saw the table's page (null: never): the page then
+    # says what happened since.
+    seen_seq = models.PositiveIntegerField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -29,7 +30,7 @@ from games.engine import EngineError
 from . import catalog, notifications, selectors, services
 from .errors import ApplicationError, NotFound, text_of
 from .kit import Board, GameKit, history_lines, speed_words
-from .models import CHAT_MAX_LENGTH, Game
+from .models import CHAT_MAX_LENGTH, Game, Seat
 
 LIVE_POLL_SECONDS = 2
 #: The statuses in which a table's page listens to its game's event stream.
@@ -331,12 +332,37 @@ def table(request, game_id):
     if replay_at is None:  # (what the live part shows now: its refresh answers 304 to it)
         context["live_etag"] = _live_etag(
             request, loaded, loaded.pending if loaded.game.started_at is not None else [])
+        context["since_visit"] = _since_visit(context)
     invite = request.GET.get("invite", "")
     context["invite"] = invite
     if loaded.game.private and context["is_member"]:
         context["invite_url"] = request.build_absolute_uri(
             f"/games/{loaded.game.pk}/?invite={loaded.game.invite_code}")
     return render(request, "games/table.html", context)
+
+
+def _since_visit(context: dict[str, Any]) -> dict[str, int] | None:
+    """What happened at the table since its player last saw its page (``None``: nothing, or a
+    first visit): how many moves, after which seq; the history's lines since are marked new.
+    The seat's mark moves to now (its refreshes move it too: what came live was seen)."""
+    seat, game = context.get("my_seat"), context["game"]
+    if seat is None or game.started_at is None:
+        return None
+    since = seat.seen_seq
+    _seen(seat, game.seq)
+    if since is None or since >= game.seq:
+        return None
+    for line in context.get("history", []):
+        line["new"] = line["seq"] > since
+    return {"after": since, "moves": game.seq - since}
+
+
+def _seen(seat: Seat, seq: int) -> None:
+    """The seat's player saw the table at ``seq`` (one UPDATE, only forward)."""
+    if seat.seen_seq is None or seat.seen_seq < seq:
+        Seat.objects.filter(pk=seat.pk).filter(
+            Q(seen_seq__isnull=True) | Q(seen_seq__lt=seq)).update(seen_seq=seq)
+        seat.seen_seq = seq
 
 
 @require_GET
@@ -365,6 +391,8 @@ def live(request, game_id):
     context["chat"] = _chat_context(request, loaded)
     context["invite"] = request.GET.get("invite", "")
     context["live_etag"] = etag
+    if context.get("my_seat") is not None and loaded.game.started_at is not None:
+        _seen(context["my_seat"], loaded.game.seq)  # (what comes live is seen)
     response = render(request, "games/_live_answer.html", context)
     response["ETag"] = etag
     response["Cache-Control"] = "private, no-cache"
