@@ -23,13 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Max
 from django.utils import timezone, translation
 from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from . import catalog, commands, selectors
-from .kit import Board, seat_name, waiting_line
-from .models import Game, MailPlay
+from .kit import Board, history_lines, seat_name, waiting_line
+from .models import Game, MailPlay, MoveRecord
 
 SALT = "games.mail_play.reply"
 #: How long a reply address stays valid.
@@ -76,6 +78,8 @@ class Listing:
     #: The commands of the moves that take free text (a card's words): their first words.
     free: list[str] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
+    #: What happened since the reader's last move: a heading, then the history's lines.
+    since: list[str] = field(default_factory=list)
 
     @property
     def reply_to(self) -> str:
@@ -116,6 +120,28 @@ def names_and_board(game: Game, user) -> tuple[dict[int, str], Board | None, dic
     return board.names, board, payload
 
 
+def since_lines(kit, game: Game, user, board: Board) -> list[str]:
+    """What happened at the table since ``user``'s last move there (since the start if none):
+    a heading, then the history's lines of the latest moves (at most :data:`RECENT_MOVES`, the
+    board's; a line says how many earlier ones the game's page has). Empty when nothing did."""
+    last = (MoveRecord.objects.filter(game_id=game.pk, seat__user=user,
+                                      actor=MoveRecord.Actor.PLAYER)
+            .aggregate(last=Max("seq"))["last"]) or 0
+    if last >= game.seq:
+        return []
+    events = [event for event in board.recent if event.get("seq", 0) > last]
+    lines = [f"#{line['seq']} {line['text']}" + (f" ({line['by']})" if line["by"] else "")
+             for line in history_lines(kit, events, board.names)]
+    earlier = max(0, game.seq - RECENT_MOVES - last)  # (the board has the latest moves only)
+    heading = (_("Since your last move (#%(seq)d):") % {"seq": last} if last
+               else _("Since the start:"))
+    if earlier:
+        lines.insert(0, ngettext("(%(n)d earlier move: see the game's page.)",
+                                 "(%(n)d earlier moves: see the game's page.)", earlier)
+                     % {"n": earlier})
+    return [heading, *lines] if lines else []
+
+
 def listing(game: Game, user) -> Listing:
     """A new listing of ``user``'s moves in ``game`` now (stored: its reply address names it),
     worded in the active language."""
@@ -127,6 +153,7 @@ def listing(game: Game, user) -> Listing:
     out = Listing(play=play, names=names)
     if board is None:
         return out
+    out.since = since_lines(kit, game, user, board)
     # The kit's "Waiting for" line is said below, with each deadline in the reader's zone.
     waiting = waiting_line(board, kit.decision_words)
     out.status = [str(line) for line in kit.status_lines(board) if line and line != waiting]

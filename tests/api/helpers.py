@@ -78,7 +78,8 @@ def replay_with_table(game: Game, upto: int | None = None):
 
 def mail_text_beyond_its_readers_view(message, game: Game) -> str:
     """A mail's subject and text without what comes from its reader's own view: the table as
-    text and their moves as commands, as ``games.mail_play`` lists them now (each checked to be
+    text, the history since their last move and their moves as commands, as
+    ``games.mail_play`` lists them now (each checked to be
     in the mail when the mail lists moves), and without links. What is left must name no card;
     what the removed lines say comes from the reader's projection (``tests/site/
     test_commands.py`` checks ``status_lines`` against the truth)."""
@@ -88,7 +89,7 @@ def mail_text_beyond_its_readers_view(message, game: Game) -> str:
 
     from accounts.models import User
     from games import catalog, commands
-    from games.mail_play import names_and_board
+    from games.mail_play import names_and_board, since_lines
 
     user = User.objects.get(email=message.to[0])
     game = Game.objects.get(pk=game.pk)
@@ -99,6 +100,8 @@ def mail_text_beyond_its_readers_view(message, game: Game) -> str:
             names, board, payload = names_and_board(game, user)
             own = [str(line) for line in kit.status_lines(board) if line] if board else []
             own = [line for line in own if not line.startswith("Waiting for: ")]
+            # what happened since the reader's last move: history lines, from their projection
+            own += since_lines(kit, game, user, board) if board else []
             legal = (payload["you"] or {}).get("legal_moves", [])
             own += [command for _n, command, _move in
                     commands.command_list(kit, legal, names, user.language)]

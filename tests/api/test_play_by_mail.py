@@ -299,3 +299,31 @@ def test_a_decision_of_each_other_game_by_mail(kind, options, users, eager_celer
     inbound = receive_mail(answer(message.reply_to[0], player.email, "1"), via="test")
     assert inbound.status == Status.PLAYED, (inbound.status, inbound.detail)
     assert MoveRecord.objects.filter(game=game, channel="mail").count() == 1
+
+
+def test_a_decision_mail_says_what_happened_since_the_readers_last_move(users):
+    """Not only that it is your turn: the moves since yours, as the history says them."""
+    from games import selectors
+    from games.catalog import get_kit
+    from games.kit import history_lines
+    from tests.api.helpers import play_service_moves
+
+    game = start_game(users[0], users[1:], options={"players": 4})
+    by_player = {seat.position: seat.user for seat in game.seats.all()}
+    play_service_moves(game, 6, by_player)
+    _row, player = awaited(game)
+    mine = (MoveRecord.objects.filter(game=game, seat__user=player, actor="player")
+            .order_by("-seq").values_list("seq", flat=True).first())
+    mail.outbox.clear()
+    deliver()
+    body = last_mail_to(player).body
+    heading = f"Since your last move (#{mine}):" if mine else "Since the start:"
+    assert heading in body
+    loaded = selectors.load_for_viewer(game, player)
+    names = {s["seat"]: s["player"] for s in selectors.game_payload(loaded, player)["state"]
+             ["seats"]}
+    events = selectors.events_payload(loaded, player, mine or 0)["results"]
+    for line in history_lines(get_kit(game.kind), events, names):
+        assert f"  #{line['seq']} {line['text']}" in body
+    html = last_mail_to(player).alternatives[0][0]
+    assert f"<strong>{heading}</strong>" in html
