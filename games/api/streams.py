@@ -75,6 +75,15 @@ def _session_check(session_key: str | None, user_id):
     return check
 
 
+def _in_db(request, func):
+    """``func`` made awaitable for its reads: under ASGI on the streams' database threads
+    (:func:`games.streams.in_db_threads`); under WSGI on the request's own thread and
+    connection (Django runs this async view there), as every other view's reads."""
+    if isinstance(request, ASGIRequest):
+        return streams.in_db_threads(func)
+    return sync_to_async(func)
+
+
 async def _viewer(request) -> streams.Viewer | JsonResponse:
     """Who reads, with the check of their access; or the error answer."""
     header = request.headers.get("Authorization", "")
@@ -85,7 +94,7 @@ async def _viewer(request) -> streams.Viewer | JsonResponse:
                           _("Invalid token header: use \"Authorization: Token <token>\"."),
                           WWW_Authenticate="Token")
         token = parts[1].encode()
-        user, refusal = await streams.in_db_threads(_token_user)(token)
+        user, refusal = await _in_db(request, _token_user)(token)
         if refusal:
             return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
 
@@ -97,7 +106,7 @@ async def _viewer(request) -> streams.Viewer | JsonResponse:
     if not user.is_authenticated:
         return streams.Viewer(user)
     check = _session_check(request.session.session_key, user.pk)
-    refusal = await streams.in_db_threads(check)()
+    refusal = await _in_db(request, check)()
     if refusal:
         return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
     return streams.Viewer(user, check)
@@ -180,7 +189,7 @@ async def game_stream(request, id):
             return None
         return game
 
-    game = await streams.in_db_threads(visible)()
+    game = await _in_db(request, visible)()
     if game is None:
         return _error(404, "not_found", _("No such game."))
     if game.status in streams.OVER and after is not None and after >= game.seq:
