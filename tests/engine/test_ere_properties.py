@@ -33,6 +33,7 @@ from games.ere_des_masques.rules import GAME as G
 from games.ere_des_masques.rules import KINDS, MOVE_FIELDS, OPTION_KEYS, TURN_LIMIT
 from games.ere_des_masques.rules.cards import victory
 
+from .junk import MAX_MESSAGE, junk_values
 from .test_ere_support import everything, random_game
 
 #: Event fields only the seat they are about may see.
@@ -158,28 +159,9 @@ def test_random_games_keep_every_invariant(opts, seed, play_seed, timeout_rate):
 
 # Junk from clients ------------------------------------------------------------------------------
 
-MAX_MESSAGE = 400
-DEEP: list = []
-for _ in range(3000):
-    DEEP = [DEEP]
-
-EXTREMES = [10**5000, -(10**5000), 2**20_000, 10**40, -(2**64), float("nan"), float("inf"),
-            "x" * 10_000, "\x00" * 50, ["x" * 10_000] * 100, list(range(5000)), DEEP]
 WORDS = [*KINDS, *MOVE_FIELDS, *OPTION_KEYS, "bot", "wait", "", " ", "noble\x00", "Noble",
          "\ud800", "type", "card", "kind"]
-leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([-1, 0, 1, 2, 3]),
-                   st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(WORDS),
-                   st.text(max_size=20))
-json_values = st.one_of(
-    leaves,
-    st.recursive(leaves, lambda children: st.lists(children, max_size=4)
-                 | st.dictionaries(st.one_of(st.sampled_from(WORDS), st.text(max_size=8)),
-                                   children, max_size=4), max_leaves=8),
-    st.lists(st.sampled_from(KINDS), min_size=38, max_size=42),
-)
-#: Unprintable values are drawn by index, so that a failing example prints.
-extreme = st.integers(0, len(EXTREMES) - 1).map(lambda i: EXTREMES[i])
-values = st.one_of(json_values, extreme)
+values = junk_values(WORDS, [-1, 0, 1, 2, 3], KINDS, 38, 42)
 
 
 @functools.cache

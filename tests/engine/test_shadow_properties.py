@@ -36,6 +36,7 @@ from games.shadow_house.rules import GAME as G
 from games.shadow_house.rules.cards import BOX
 from games.shadow_house.rules.views import PRIVATE
 
+from .junk import MAX_MESSAGE, junk_values
 from .test_shadow_support import everything, random_game
 
 
@@ -226,28 +227,9 @@ def test_timeouts_alone_end_the_game():
 
 # Junk from clients ------------------------------------------------------------------------------
 
-MAX_MESSAGE = 400
-DEEP: list = []
-for _ in range(3000):
-    DEEP = [DEEP]
-
-EXTREMES = [10**5000, -(10**5000), 2**20_000, 10**40, -(2**64), float("nan"), float("inf"),
-            "x" * 10_000, "\x00" * 50, ["x" * 10_000] * 100, list(range(5000)), DEEP]
 WORDS = [*CARDS, *MOVE_FIELDS, *OPTION_KEYS, "bot", "wait", "", " ", "culprit\x00", "Culprit",
          "\ud800", "type", "card", "target", "text"]
-leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([-1, 0, 1, 2, 8]),
-                   st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(WORDS),
-                   st.text(max_size=20))
-json_values = st.one_of(
-    leaves,
-    st.recursive(leaves, lambda children: st.lists(children, max_size=4)
-                 | st.dictionaries(st.one_of(st.sampled_from(WORDS), st.text(max_size=8)),
-                                   children, max_size=4), max_leaves=8),
-    st.lists(st.sampled_from(CARDS), min_size=34, max_size=37),
-)
-#: Unprintable values are drawn by index, so that a failing example prints.
-extreme = st.integers(0, len(EXTREMES) - 1).map(lambda i: EXTREMES[i])
-values = st.one_of(json_values, extreme)
+values = junk_values(WORDS, [-1, 0, 1, 2, 8], CARDS, 34, 37)
 
 
 @functools.cache
