@@ -473,6 +473,7 @@ def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     cmd = f.read()
                 group = ("clients" if pid == os.getpid() else "gunicorn" if b"gunicorn" in cmd
+                         else "uvicorn" if b"uvicorn" in cmd
                          else "postgres" if of_bench_postgres(cmd)
                          else "redis" if b"redis-server" in cmd else None)
         except OSError:
@@ -516,8 +517,28 @@ def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
     ``after``, which :func:`watch_cpu` keeps)."""
     out = {"gunicorn": 0.0, "postgres": 0.0, "redis": 0.0, "clients": 0.0}
     for pid, (group, used) in after.items():
-        out[group] += (used - before.get(pid, (group, 0.0))[1]) / elapsed
+        out[group] = out.get(group, 0.0) + (used - before.get(pid, (group, 0.0))[1]) / elapsed
     return out
+
+
+async def measure_cpu(seconds: float) -> tuple[float, dict[str, float]]:
+    """Wait ``seconds`` while the clients play; the time it took, and the cores each group of
+    processes used meanwhile (read every half second by :func:`watch_cpu`), and ``others``:
+    whatever else ran on the shared cores."""
+    before, busy_before = cpu_seconds(), machine_busy()
+    start = time.perf_counter()
+    seen, watching = dict(before), asyncio.Event()
+    watcher = asyncio.create_task(watch_cpu(seen, watching))
+    await asyncio.sleep(seconds)
+    elapsed = time.perf_counter() - start
+    watching.set()
+    await watcher
+    busy = (machine_busy() - busy_before) / elapsed
+    seen.update(cpu_seconds())
+    cpu = cpu_share(before, seen, elapsed)
+    if busy:
+        cpu["others"] = max(0.0, busy - sum(cpu.values()))
+    return elapsed, cpu
 
 
 async def watch_cpu(seen: dict, stop: asyncio.Event) -> None:
@@ -574,21 +595,7 @@ def run_level(port: int, tables: list[dict], policy: str, seconds: float, spare,
             client.get_ms.clear()
             client.move_ms.clear()
             client.moves = client.connections = 0
-        cpu_before = cpu_seconds()
-        busy_before = machine_busy()
-        start = time.perf_counter()
-        seen = dict(cpu_before)
-        watching = asyncio.Event()
-        watcher = asyncio.create_task(watch_cpu(seen, watching))
-        await asyncio.sleep(seconds)
-        elapsed = time.perf_counter() - start
-        watching.set()
-        await watcher
-        busy = (machine_busy() - busy_before) / elapsed
-        seen.update(cpu_seconds())
-        cpu = cpu_share(cpu_before, seen, elapsed)
-        if busy:  # whatever else ran on the shared cores meanwhile
-            cpu["others"] = max(0.0, busy - sum(cpu.values()))
+        elapsed, cpu = await measure_cpu(seconds)
         now = time.perf_counter()
         snapshot = [(c.moves, list(c.post_ms), list(c.get_ms), dict(c.errors), list(c.move_ms),
                      c.overdue(now), c.connections) for c in clients]

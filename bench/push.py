@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
 import resource
 import subprocess
@@ -238,27 +237,9 @@ class PushClient:
             self.close()
 
 
-def cpu_seconds(uvicorn_pid: int) -> dict[int, tuple[str, float]]:
-    from api import cpu_seconds as api_cpu
-
-    out = api_cpu()
-    with contextlib.suppress(OSError):
-        fields = Path(f"/proc/{uvicorn_pid}/stat").read_text().rsplit(")", 1)[1].split()
-        out[uvicorn_pid] = ("uvicorn", (int(fields[11]) + int(fields[12]))
-                            / os.sysconf("SC_CLK_TCK"))
-    return out
-
-
-def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
-    out = {"gunicorn": 0.0, "uvicorn": 0.0, "postgres": 0.0, "redis": 0.0, "clients": 0.0}
-    for pid, (group, used) in after.items():
-        out[group] += (used - before.get(pid, (group, 0.0))[1]) / elapsed
-    return out
-
-
-def run_push(api_port: int, stream_port: int, uvicorn_pid: int, groups: list[dict],
+def run_push(api_port: int, stream_port: int, groups: list[dict],
              seconds: float, warm: float, rate: float = 0.0) -> dict:
-    from api import LATE_MS, machine_busy, percentile, run_without_collections, watch_cpu
+    from api import LATE_MS, measure_cpu, percentile, run_without_collections
 
     interval = len(groups) / rate if rate else 0.0
     clients = [PushClient(api_port, stream_port, group, i, interval)
@@ -275,21 +256,7 @@ def run_push(api_port: int, stream_port: int, uvicorn_pid: int, groups: list[dic
             c.move_ms.clear()
             c.moves = 0
             c.errors.clear()
-        before, busy_before = cpu_seconds(uvicorn_pid), machine_busy()
-        start = time.perf_counter()
-        # (read every half second, as bench/api.py does: a PostgreSQL backend that ends during
-        # the run still counts up to its last reading)
-        seen, watching = dict(before), asyncio.Event()
-        watcher = asyncio.create_task(watch_cpu(seen, watching))
-        await asyncio.sleep(seconds)
-        elapsed = time.perf_counter() - start
-        watching.set()
-        await watcher
-        busy = (machine_busy() - busy_before) / elapsed
-        seen.update(cpu_seconds(uvicorn_pid))
-        cpu = cpu_share(before, seen, elapsed)
-        if busy:
-            cpu["others"] = max(0.0, busy - sum(cpu.values()))
+        elapsed, cpu = await measure_cpu(seconds)
         snapshot = [(c.moves, list(c.post_ms), dict(c.errors), list(c.move_ms)) for c in clients]
         stop.set()
         await asyncio.wait(tasks, timeout=30)
@@ -433,11 +400,11 @@ def main(args, env: dict[str, str], api_port: int, analyze) -> None:
         if n > 0:
             for rate in [float(r) for r in args.push_rates.split(",") if r.strip()]:
                 report(f"{n:>3} clients, offered {rate:5g} moves/s",
-                       run_push(api_port, stream_port, stream_server.pid,
+                       run_push(api_port, stream_port,
                                 groups_for(n, rate), args.seconds, warm, rate))
         for clients in [int(c) for c in args.clients.split(",") if c.strip()]:
             report(f"{clients:>3} clients, closed loop",
-                   run_push(api_port, stream_port, stream_server.pid,
+                   run_push(api_port, stream_port,
                             groups_for(clients, 700.0), args.seconds, warm))
     finally:
         stream_server.terminate()

@@ -162,21 +162,20 @@ def _after(request) -> int | JsonResponse | None:
     return found
 
 
-def _only_get(request) -> JsonResponse | None:
-    if request.method == "GET":
-        return None
-    return _error(405, "method_not_allowed",
-                  _("Method \"%(method)s\" not allowed.") % {"method": request.method},
-                  Allow="GET")
+async def _opened(request) -> streams.Viewer | JsonResponse:
+    """Who asks for a stream, or the answer that refuses it: ``405`` for any method but GET,
+    else :func:`_viewer`'s."""
+    if request.method != "GET":
+        return _error(405, "method_not_allowed",
+                      _("Method \"%(method)s\" not allowed.") % {"method": request.method},
+                      Allow="GET")
+    return await _viewer(request)
 
 
 @csrf_exempt  # (GET only, and a token or the session: no state changes here)
 async def game_stream(request, id):
     """``GET /api/v1/games/{id}/stream/``: the viewer's events of this game as they commit."""
-    refused = _only_get(request)
-    if refused is not None:
-        return refused
-    viewer = await _viewer(request)
+    viewer = await _opened(request)
     if isinstance(viewer, JsonResponse):
         return viewer
     after = _after(request)
@@ -203,10 +202,7 @@ async def game_stream(request, id):
 async def my_stream(request):
     """``GET /api/v1/me/stream/``: the decisions awaiting the viewer, their games' starts and
     ends, across all their games."""
-    refused = _only_get(request)
-    if refused is not None:
-        return refused
-    viewer = await _viewer(request)
+    viewer = await _opened(request)
     if isinstance(viewer, JsonResponse):
         return viewer
     if not viewer.user.is_authenticated:
