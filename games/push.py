@@ -48,6 +48,12 @@ def client():
     return _client
 
 
+def enabled() -> bool:
+    """Whether anything is published (``REDIS_URL`` set): without it, nothing is worth
+    preparing for :func:`game_changed`."""
+    return bool(settings.REDIS_URL)
+
+
 def game_channel(game_id) -> str:
     return f"{GAME}{game_id}"
 

@@ -451,7 +451,8 @@ def finish(tables: list[Table]) -> None:
         game = table.game
         if not table.written:
             continue
-        push.game_changed(game.pk, game.seq, game.version, table.wake, _told(table))
+        if push.enabled():
+            push.game_changed(game.pk, game.seq, game.version, table.wake, _told(table))
         table.wake = []
         if game.status != Game.Status.ACTIVE:
             continue
