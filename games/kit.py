@@ -288,6 +288,9 @@ class GameKit:
     field_templates: dict[str, str] = {}
     board_template: str
     aside_template: str | None = None
+    #: The table's own stylesheet, a static path (``"<game>/table.css"`` under the package's
+    #: ``static/``), linked from the table's page; ``None``: the site's styles only.
+    stylesheet: str | None = None
     #: The legal moves as forms (default: one form per :meth:`move_group`, a radio button per
     #: move); a kit's own template gets ``move_groups`` and ``legal_moves`` too.
     moves_template: str = "games/_moves.html"
