@@ -195,6 +195,21 @@ def absent_policy_field() -> forms.ChoiceField:
                  ("wait", gettext_lazy("the site keeps playing the defaults for them"))])
 
 
+#: The rules' refusals of options that every game shares (``games.engine.options``), worded.
+OPTION_REFUSALS = {
+    "wrong_type": gettext_lazy("This value is not of the kind the rules expect."),
+    "out_of_range": gettext_lazy("This value is outside what the rules allow."),
+    "invalid_choice": gettext_lazy("Choose one of the values offered."),
+    "unknown_option": gettext_lazy("This option does not exist for this game."),
+}
+
+
+def option_refusal(code: str) -> str:
+    """A refusal of options by the rules, from its ``code``, in the active language (the rules'
+    own messages are English): a code every game shares, or a general sentence."""
+    return str(OPTION_REFUSALS.get(code, gettext_lazy("The rules do not allow these options.")))
+
+
 class GameOptionsForm(forms.Form):
     """The create form of one game: its kit's subclass declares the game's fields and
     :meth:`options`; this base adds privacy and bots, and checks the options with the rules'
@@ -314,9 +329,10 @@ class GameKit:
     def option_errors(self, error: InvalidOptions, options: dict[str, Any]
                       ) -> list[tuple[str | None, str]]:
         """The rules' refusal of the form's options as ``(field, message)`` pairs in the
-        viewer's language (default: the rules' own message on the field it names)."""
+        viewer's language (default: :func:`option_refusal` of each problem's code, on the field
+        the refusal names; the rules' own message is English)."""
         problems = error.extra.get("errors") or [(error.code, error.message)]
-        return [(error.field, str(message)) for _code, message in problems]
+        return [(error.field, option_refusal(code)) for code, _message in problems]
 
     def error_words(self, error: EngineError) -> str | None:
         """A refusal of the rules (a move's) as a sentence in the viewer's language, from its

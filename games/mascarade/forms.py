@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.engine.base import InvalidOptions
-from games.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm
+from games.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, option_refusal
 
 from . import display
 from .rules.data import MASKS, SCENARIOS
@@ -84,7 +84,7 @@ def option_errors(exc: InvalidOptions, options: dict[str, Any]) -> list[tuple[st
     """The custom scenario's broken rules (§3), from the rules' own check, in words."""
     problems = exc.extra.get("errors") or [(exc.code, exc.message)]
     out = []
-    for code, message in problems:
+    for code, _message in problems:
         if code == "custom_mask_count":
             players, center = options["players"], options.get("center")
             wanted = players + (center if center is not None else
@@ -96,7 +96,8 @@ def option_errors(exc: InvalidOptions, options: dict[str, Any]) -> list[tuple[st
                             if m in MASKS and MASKS[m].min_players > options["players"]})
             text = _("These masks need more players: %(masks)s.") % {"masks": ", ".join(names)}
         else:
-            text = str(SCENARIO_MESSAGES.get(code, message))
+            text = (str(SCENARIO_MESSAGES[code]) if code in SCENARIO_MESSAGES
+                    else option_refusal(code))
         out.append(("masks" if exc.field in (None, "masks") else exc.field, text))
     return out
 

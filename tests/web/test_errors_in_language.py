@@ -19,6 +19,7 @@ from django.utils.translation import gettext, pgettext
 from games import selectors, services
 from games.catalog import get_game, get_kit
 from games.engine import MODERATOR, IllegalMove, MalformedMove, NotYourDecision
+from games.engine.base import InvalidOptions
 from games.errors import text_of
 from games.models import Game, InboundMessage, PendingDecision
 from tests.api.factories import UserFactory, client_for
@@ -289,3 +290,54 @@ def test_a_mail_answer_quotes_the_refusal_in_the_player_s_language(mascarade):
                               "during the previous turn (R5). You may look at it or exchange "
                               "it.")
     assert translation.get_language() in ("en", "en-us")
+
+
+# --------------------------------------------------------------------------------------------
+# The create form: a refusal of the rules is worded in the page's language for every game
+
+
+def form_data(kit) -> dict:
+    """The create form's initial values, as a browser posts them."""
+    form = kit.form()
+    data = {}
+    for name, field in form.fields.items():
+        value = form.get_initial_for_field(field, name)
+        if isinstance(value, bool):
+            if value:
+                data[name] = "on"
+        elif value not in (None, ""):
+            data[name] = value
+    return data
+
+
+@pytest.mark.parametrize("kind", ["mascarade", "ere_des_masques", "shadow_house"])
+@pytest.mark.parametrize(("code", "words"), [
+    ("out_of_range", "This value is outside what the rules allow."),
+    ("wrong_type", "This value is not of the kind the rules expect."),
+    ("some_rule_of_the_game", "The rules do not allow these options.")])
+def test_create_form_words_the_rules_refusal_in_french(kind, code, words):
+    kit = get_kit(kind)
+    english = "The option 'move_timeout' must be between 60 and 86400; got 3."
+    refusal = InvalidOptions(english, code=code, field="move_timeout")
+    with mock.patch.object(type(kit.rules), "normalize_options", side_effect=refusal), \
+            translation.override("fr"):
+        form = kit.form(data=form_data(kit))
+        assert not form.is_valid()
+        shown = [str(e) for e in form.errors.get("move_timeout", [])]
+        french = gettext(words)
+    assert shown == [french]
+    assert french != words  # translated (test_translations checks every string)
+
+
+@pytest.mark.parametrize("kind", ["mascarade", "ere_des_masques", "shadow_house"])
+def test_every_choice_the_create_form_offers_is_one_the_rules_accept(kind):
+    """So that the rules' own refusal is met only by options the form lets through together
+    (Mascarade's custom masks), not by one of its offered values."""
+    kit = get_kit(kind)
+    base = form_data(kit)
+    for name, field in kit.form().fields.items():
+        for value, _label in getattr(field, "choices", []) or []:
+            if name in ("masks", "bots") or (name, value) == ("scenario", "custom"):
+                continue  # custom: the masks chosen with it are what the rules check
+            form = kit.form(data={**base, name: value})
+            assert form.is_valid(), (name, value, form.errors)
