@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -32,6 +33,7 @@ class MascaradeKit(GameKit):
     check_template = "mascarade/_scenario_check.html"
     field_templates = {"masks": "mascarade/_masks_field.html"}
     board_template = "mascarade/_board.html"
+    stylesheet = "mascarade/table.css"
     aside_template = "mascarade/_aside.html"
     rules_template = "mascarade/rules.html"
     moves_template = "mascarade/_moves.html"
@@ -120,8 +122,12 @@ class MascaradeKit(GameKit):
         moved = {entry["about"]: entry["seq"] for entry in state.get("last_moved", [])}
         turned = _turned(board.recent, state.get("turn") or 0, moved)
         for seat in board.seats:
-            seat["turned"] = turned.get(seat["seat"])
+            mask = turned.get(seat["seat"])
+            seat["turned"] = display.mask(mask) if mask else None
+            # The face drawn is the card turned up (nothing else): its mask's picture.
+            seat["card_image"] = f"mascarade/masks/{mask}.svg" if mask in MASKS else None
             seat["revealed_recently"] = seat["seat"] in revealed
+        ring = _ring(board.seats, (you or {}).get("seat"))
         # Whether a card seen was touched since: the slot's last move, from the state's public
         # "last_moved" (one entry per slot), not from the history (no projection of old events).
         knowledge = [{**k, "mask_name": display.mask(k["mask"]),
@@ -132,6 +138,9 @@ class MascaradeKit(GameKit):
         announcement = state.get("announcement")
         legal = (you or {}).get("legal_moves") or []
         return {
+            "ring": ring,
+            "center_cards": list(state.get("center") or ()),
+            "justice_coins": range(min(state.get("justice") or 0, JUSTICE_COINS_DRAWN)),
             # A turn's choices as one form per action, each target a whole legal move (the
             # exchange's swap from its radios: the form's ``field_swap``).
             "exchange_options": [{"json": json.dumps(m, sort_keys=True),
@@ -270,7 +279,7 @@ def _turned(recent: list[dict], turn: int, moved: dict[Any, int]) -> dict[int, s
     of this turn or the previous one (a challenge's, the Guru's, the Princess's), as this viewer
     saw it, while no move has taken that card under the table since (an exchange, a Spy's or a
     Fool's swap, real or not). A latest reveal this viewer did not see (the Princess's target
-    does not see their own card) turns nothing, nor does an older one."""
+    does not see their own card) turns nothing, nor does an older one. Seat → the mask's id."""
     shown: dict[int, tuple[int, str | None]] = {}
     for event in recent:  # oldest first
         kind = event.get("type")
@@ -282,8 +291,76 @@ def _turned(recent: list[dict], turn: int, moved: dict[Any, int]) -> dict[int, s
                        else [event.get("seat"), event.get("target")])
             for slot in touched:
                 shown.pop(slot, None)
-    return {seat: display.mask(mask) for seat, (seq, mask) in shown.items()
+    return {seat: mask for seat, (seq, mask) in shown.items()
             if mask and seq > moved.get(seat, 0)}
+
+
+#: The Justice board draws its coins up to this many (its sentence gives the count).
+JUSTICE_COINS_DRAWN = 12
+#: The phone's table: three columns around the centre, as many rows as the seats need (the
+#: ring of a 3 × rows grid holds 2 × rows + 2 seats).
+PHONE_COLUMNS = 3
+
+
+def _phone_rows(n: int) -> int:
+    return max(3, -(-(n - 2) // 2))
+
+
+def _ring(seats: list[dict], you: int | None) -> dict[str, Any]:
+    """Where each seat sits around the drawn table, the viewer at the bottom (a spectator sees
+    seat 0 there) and play going clockwise: the viewer's left neighbour (the next seat, rules
+    §1) is drawn on their left. Each seat gets ``ring`` (its place from the bottom, clockwise),
+    ``side`` ("left"/"right" for the viewer's neighbours) and ``row``/``col``, its cell on the
+    phone's grid (the ring of cells around the centre whose angle from the centre is nearest
+    its own, in order); the desktop's oval places it by ``ring`` alone (``table.css``)."""
+    n = len(seats)
+    positions = [s["seat"] for s in seats]
+    bottom = positions.index(you) if you in positions else 0
+    rows = _phone_rows(n)
+    cells = _ring_cells(n, rows, PHONE_COLUMNS)
+    for index, seat in enumerate(seats):
+        k = (index - bottom) % n
+        seat["ring"] = k
+        seat["side"] = ("left" if you is not None and k == 1
+                        else "right" if you is not None and k == n - 1 else "")
+        seat["row"], seat["col"] = cells[k]
+    return {"n": n, "rows": rows}
+
+
+def _ring_cells(n: int, rows: int, cols: int) -> list[tuple[int, int]]:
+    """``n`` cells of the border of a ``rows`` × ``cols`` grid (1-based row, column), clockwise
+    from the bottom middle, spread as evenly as the angles allow (a dynamic programme on the
+    squared angle differences, keeping the order)."""
+    middle_row, middle_col = (rows + 1) / 2, (cols + 1) / 2
+    border = [(r, c) for r in range(1, rows + 1) for c in range(1, cols + 1)
+              if r in (1, rows) or c in (1, cols)]
+
+    def angle(cell):  # 0 at the bottom, growing clockwise on the screen (bottom, left, top)
+        x = (cell[1] - middle_col) / (middle_col - 1)
+        y = (cell[0] - middle_row) / (middle_row - 1)
+        return math.degrees(math.atan2(-x, y)) % 360
+
+    border.sort(key=angle)
+    p = len(border)
+    wanted = [360 * k / n for k in range(n)]
+    inf = float("inf")
+    # cost[k][i]: the best placement of seats 0..k with seat k at border[i].
+    cost = [[inf] * p for _ in range(n)]
+    back = [[0] * p for _ in range(n)]
+    cost[0][0] = 0.0
+    for k in range(1, n):
+        best, best_at = inf, 0
+        for i in range(1, p):
+            if cost[k - 1][i - 1] < best:
+                best, best_at = cost[k - 1][i - 1], i - 1
+            cost[k][i] = best + (angle(border[i]) - wanted[k]) ** 2
+            back[k][i] = best_at
+    i = min(range(p), key=lambda j: cost[n - 1][j])
+    chosen = [0] * n
+    for k in range(n - 1, -1, -1):
+        chosen[k] = i
+        i = back[k][i]
+    return [border[i] for i in chosen]
 
 
 KIT = MascaradeKit()
