@@ -16,6 +16,9 @@ same process and prints CPU and statements per request with each on and off.
                    off, DRF's read-then-write of the cache
 ``gc_freeze``      long-lived objects of web and worker processes left out of the garbage
                    collector's walks (:mod:`mascarade_site.memory`)
+``stream_inline``  a stream's step that needs no database (a decision told with its legal
+                   moves) run on the stream server's event loop (``UserStream.quick`` in
+                   :mod:`games.streams`); off, on the streams' database threads like any step
 =================  ==========================================================================
 """
 
@@ -23,7 +26,10 @@ from __future__ import annotations
 
 from django.conf import settings
 
+#: Those of a request (``bench/api_cpu.py`` switches them), and those of the stream server
+#: (``PERF_OFF=stream_inline bench/api.py --push`` runs it with the trick off).
 TRICKS = ("prepared", "writes", "health", "lua_throttle", "gc_freeze")
+STREAM_TRICKS = ("stream_inline",)
 
 
 def on(name: str) -> bool:

@@ -340,3 +340,29 @@ def test_streams_share_a_few_database_connections(server, four, settings):
     finally:
         for stream in held:
             stream.close()
+
+
+def test_a_user_streams_step_needs_no_database_for_a_told_decision(four):
+    """``UserStream.quick`` (perf's ``stream_inline``) sends a decision told with its legal
+    moves, once, and passes over the user's own move; any other wake is the full step's."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games import push
+    from games.streams import UserStream, Viewer
+
+    users, game = four
+    stream = UserStream(Viewer(user=users[0]))
+    told = {"game": str(game.pk), "seq": 3, "kind": push.DECISION,
+            "decision": {"player": 0, "since": 3, "kind": "mascarade", "seat": 0,
+                         "decision": "turn", "deadline": None, "legal_moves": [{"type": "x"}]}}
+    moved = {"game": str(game.pk), "seq": 3, "kind": push.MOVED}
+    with CaptureQueriesContext(connection) as queries:
+        step = stream.quick([moved, told, told])
+        again = stream.quick([told])
+    assert len(queries) == 0
+    assert [m.split(b"\n", 1)[0] for m in step.messages] == [b"event: decision"]
+    assert b'"legal_moves":[{"type":"x"}]' in step.messages[0]
+    assert again.messages == []
+    assert stream.quick([{"game": str(game.pk), "seq": 3, "kind": push.STARTED}]) is None
+    assert stream.quick([{"game": str(game.pk), "seq": 3, "kind": push.DECISION}]) is None
