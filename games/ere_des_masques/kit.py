@@ -31,6 +31,7 @@ class EreDesMasquesKit(GameKit):
     option_form = forms.EreOptionsForm
     create_help_template = "ere_des_masques/_create_help.html"
     board_template = "ere_des_masques/_board.html"
+    stylesheet = "ere_des_masques/table.css"
     moves_template = "ere_des_masques/_moves.html"
     rules_template = "ere_des_masques/rules.html"
     options_schema = schema.OPTIONS
@@ -74,6 +75,9 @@ class EreDesMasquesKit(GameKit):
         state, you, names = board.state, board.you or {}, board.names
         by_seat = {seat["seat"]: seat for seat in board.seats}
         players = []
+        # The table seen from the viewer's seat: the opponent across from them (a spectator sees
+        # seat 0 at the bottom).
+        bottom = you.get("seat", 0)
         for seat in state.get("seats", []):
             shown = by_seat.get(seat["seat"], seat)
             to_win = seat.get("to_win", {})
@@ -85,6 +89,9 @@ class EreDesMasquesKit(GameKit):
                 "four_away": to_win.get("four_of_a_kind"),
                 "five_away": to_win.get("five_kinds"),
                 "hand_size": seat.get("hand_size", 0),
+                # the hand drawn as card backs (a fan of at most BACKS; the number in words)
+                "backs": range(min(seat.get("hand_size", 0), BACKS)),
+                "place": "bottom" if seat["seat"] == bottom else "top",
             })
         played = state.get("played")
         played_words = None
@@ -183,6 +190,9 @@ class EreDesMasquesKit(GameKit):
     def create_context(self) -> dict[str, Any]:
         return self.rules_context()
 
+
+#: The most card backs drawn for a hand (its size is said in words beside them).
+BACKS = 10
 
 _DECISION_LINES = {
     "discard": gettext_lazy("You countered: choose the card you discard from your hand."),
