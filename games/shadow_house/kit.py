@@ -34,6 +34,7 @@ class ShadowHouseKit(GameKit):
     option_form = forms.ShadowHouseOptionsForm
     create_help_template = "shadow_house/_create_help.html"
     board_template = "shadow_house/_board.html"
+    stylesheet = "shadow_house/table.css"
     moves_template = "shadow_house/_moves.html"
     rules_template = "shadow_house/rules.html"
     options_schema = schema.OPTIONS
@@ -97,13 +98,26 @@ class ShadowHouseKit(GameKit):
         by_seat = {seat["seat"]: seat for seat in board.seats}
         count = len(state.get("seats", []))
         effect = state.get("effect") or None
+        # The table seen from the viewer's seat (a spectator's from seat 0): ``place`` counts
+        # the seats clockwise from it, the viewer's left neighbour (who gets their card in a
+        # Sharing) the next one.
+        mine = you.get("seat")
+        base = mine if isinstance(mine, int) and count else 0
         players = []
         for seat in state.get("seats", []):
             shown = by_seat.get(seat["seat"], seat)
+            played = seat.get("played", [])
             players.append({
                 **shown,
                 "played_cards": [{"card": card, "title": display.title(card)}
-                                 for card in seat.get("played", [])],
+                                 for card in played],
+                "played_groups": [{"card": card, "title": display.title(card),
+                                   "count": played.count(card)}
+                                  for card in CARDS if card in played],
+                "place": (seat["seat"] - base) % count,
+                "left_neighbour": (isinstance(mine, int) and count > 1
+                                   and seat["seat"] == (mine + 1) % count),
+                "backs": range(min(seat.get("hand_size", 0), BACKS)),
                 "protections": [display.title(kind) for kind in seat.get("protected", [])],
                 "hand_size": seat.get("hand_size", 0), "points": seat.get("points", 0),
                 "handcuffs": seat.get("handcuffs"), "accomplice": seat.get("accomplice"),
@@ -129,6 +143,10 @@ class ShadowHouseKit(GameKit):
                               if m.get("type") == "say"), None),
             "effect_words": _effect_words(effect, names),
             "discards": display.cards(state.get("discards") or []),
+            "discard_groups": [{"card": card, "count": (state.get("discards") or []).count(card)}
+                               for card in CARDS if card in (state.get("discards") or [])],
+            "effect_card": effect and effect.get("card") in CARDS and {
+                "card": effect["card"], "title": display.title(effect["card"])},
             "last_round": last and {**last, "words": display.round_words(last, names)},
             "scores": [{"name": seat_name(i, names), "points": p}
                        for i, p in enumerate(last["points"])] if last else [],
@@ -279,6 +297,9 @@ def _effect_words(effect: dict | None, names: dict[int, str]) -> str:
         words += " " + _("Target: %(target)s.") % {"target": seat_name(effect["target"], names)}
     return words
 
+
+#: The most card backs drawn for a hand (its size is said in words beside them).
+BACKS = 8
 
 _ANSWERS = {
     "discard": gettext_lazy("An Accomplice chose you in %(game)s: discard a card face up, then "
