@@ -443,9 +443,9 @@ def _guarded(step: Callable[[list[dict] | None, bool], Step]):
     with ``Last-Event-ID``."""
 
     def run(wakes: list[dict] | None, recheck: bool) -> Step:
-        if not connection.in_atomic_block:  # (never inside a transaction: a test's)
-            close_old_connections()
         try:
+            if not connection.in_atomic_block:  # (never inside a transaction: a test's)
+                close_old_connections()
             return step(wakes, recheck)
         except Exception:
             logger.exception("a stream's step failed; the stream ends (the client comes back)")
