@@ -1,5 +1,6 @@
-"""Benchmark of the REST API: clients playing bot moves over HTTP against gunicorn (2 workers, as
-the web process runs it: ``mascarade_site/gunicorn.py``) on PostgreSQL. The headline first: 50
+"""Benchmark of the REST API: clients playing bot moves over HTTP against the web server (granian,
+2 workers, as ``docker/start-web.sh`` runs it; ``--web gunicorn``: gunicorn as it ran before,
+``mascarade_site/gunicorn.py``) on PostgreSQL. The headline first: 50
 clients offering 100, 200 and 300 moves/s on a schedule (an open loop), with the moves/s
 answered and the p50/p95/p99 latencies of ``POST /moves/`` and ``GET /games/{id}/``; then the
 same at 10, 50 and 200 clients each sending as fast as it is answered (a closed loop); then
@@ -19,12 +20,13 @@ tokens) and plays it in two requests per move: it reads the game as the awaited 
 answer to its last move), lets a bot choose one of the ``you.legal_moves`` it carries and sends it
 with ``expected_seq``; a client whose game ended takes a new one made before the run. Each client
 keeps one HTTP/1.1 connection alive for all its requests (``--new-connections``: a new one for
-each request, as before keep-alive; ``--threads 0``: gunicorn's sync worker, which closes each
-connection after its answer); under each run, the connections opened during it. ``--seconds``
-sets the length of each measured run, after a warm-up of a quarter of it (3 s at most). Under each
-run's figures: how busy the cores were with gunicorn, PostgreSQL (its backends serving other
-databases left out), Redis and the clients (this process), and that per move, and with anything else
-(``others``: the machine's cores are shared, a run beside another job tells).
+each request, as before keep-alive; ``--web gunicorn --threads 0``: gunicorn's sync worker,
+which closes each connection after its answer); under each run, the connections opened during
+it. ``--seconds`` sets the length of each measured run, after a warm-up of a quarter of it (3 s
+at most). Under each run's figures: how busy the cores were with the web server ("web"),
+PostgreSQL (its backends serving other databases left out), Redis and the clients (this
+process), and that per move, and with anything else (``others``: the machine's cores are
+shared, a run beside another job tells).
 
 Open loop (``--open-clients`` clients, one run at each of ``--open-rates``, moves/s for all the
 clients together): each client moves on a schedule, one move every ``clients / rate`` seconds
@@ -47,7 +49,7 @@ has the game read list in full: after 1,000 moves, about 250 entries per player 
 state).
 
 ``--push``: the push mode (bench/push.py): clients told of each decision by their users'
-``/api/v1/me/stream/`` (uvicorn beside gunicorn, as in production) answer it with one ``POST``
+``/api/v1/me/stream/`` (uvicorn beside the web server, as in production) answer it with one ``POST``
 over a kept-alive connection and never read; open loop at ``--open-clients`` offering
 ``--push-rates`` (300,600 moves/s), then closed loop at each of ``--clients``; the statements of
 a move's ``POST`` and of its stream's step printed first.
@@ -136,11 +138,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def start_web(env: dict[str, str], port: int, threads: int | None = None) -> subprocess.Popen:
+    """The web server of the runs (:data:`WEB_SERVER`)."""
+    if WEB_SERVER == "granian":
+        if threads == 0:
+            raise SystemExit("--threads 0 is gunicorn's sync worker: add --web gunicorn")
+        return start_granian(env, port, threads)
+    return start_gunicorn(env, port, threads)
+
+
 def start_gunicorn(env: dict[str, str], port: int, threads: int | None = None
                    ) -> subprocess.Popen:
-    """gunicorn as the web process runs it (``mascarade_site/gunicorn.py``: threaded workers
-    that keep connections alive), 2 workers; ``threads``: that many threads per worker instead
-    of the configuration's, 0: gunicorn's sync worker (a connection per request)."""
+    """gunicorn as the web process ran it before granian (``mascarade_site/gunicorn.py``:
+    threaded workers that keep connections alive), 2 workers; ``threads``: that many threads per
+    worker instead of the configuration's, 0: gunicorn's sync worker (a connection per
+    request)."""
     gunicorn = Path(sys.executable).with_name("gunicorn")
     workers = []
     if threads == 0:
@@ -152,6 +164,24 @@ def start_gunicorn(env: dict[str, str], port: int, threads: int | None = None
                              *workers, "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
                              "--log-level", "warning"], cwd=ROOT, env=env)
     return answering(proc, port, "/api/v1/games/", "gunicorn")
+
+
+#: The WSGI server of the runs (``--web``): granian as ``docker/start-web.sh`` runs it, or
+#: gunicorn as it ran before (``mascarade_site/gunicorn.py``), for the comparison.
+WEB_SERVER = "granian"
+
+
+def start_granian(env: dict[str, str], port: int, threads: int | None = None
+                  ) -> subprocess.Popen:
+    """granian as ``docker/start-web.sh`` runs it (its WSGI interface, the workers' application
+    from ``mascarade_site.wsgi.served``), 2 workers of ``threads`` threads (2)."""
+    granian = Path(sys.executable).with_name("granian")
+    proc = subprocess.Popen([str(granian), "mascarade_site.wsgi:served", "--factory",
+                             "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port),
+                             "--http", "1", "--workers", "2", "--blocking-threads",
+                             str(threads or 2), "--http1-header-read-timeout", "60000",
+                             "--backlog", "2048", "--log-level", "warning"], cwd=ROOT, env=env)
+    return answering(proc, port, "/api/v1/games/", "granian")
 
 
 def answering(proc: subprocess.Popen, port: int, path: str, name: str) -> subprocess.Popen:
@@ -452,7 +482,7 @@ class Client:
 
 def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
                 ) -> dict[int, tuple[str, float]]:
-    """CPU time used so far by each process of the server (gunicorn), of PostgreSQL (see
+    """CPU time used so far by each process of the web server ("web"), of PostgreSQL (see
     :func:`of_bench_postgres`), of Redis and by this one (the clients), read from /proc (Linux);
     empty elsewhere. With ``known`` (an earlier
     reading), only those processes are read again (no scan of every process)."""
@@ -472,7 +502,8 @@ def cpu_seconds(known: dict[int, tuple[str, float]] | None = None
             else:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     cmd = f.read()
-                group = ("clients" if pid == os.getpid() else "gunicorn" if b"gunicorn" in cmd
+                group = ("clients" if pid == os.getpid() else "web" if (
+                    b"gunicorn" in cmd or b"granian" in cmd)
                          else "uvicorn" if b"uvicorn" in cmd
                          else "postgres" if of_bench_postgres(cmd)
                          else "redis" if b"redis-server" in cmd else None)
@@ -515,7 +546,7 @@ def cpu_share(before: dict, after: dict, elapsed: float) -> dict[str, float]:
     """Cores used by each group between two :func:`cpu_seconds` readings (a process that
     started meanwhile counts from its start; one that ended counts up to its last reading in
     ``after``, which :func:`watch_cpu` keeps)."""
-    out = {"gunicorn": 0.0, "postgres": 0.0, "redis": 0.0, "clients": 0.0}
+    out = {"web": 0.0, "postgres": 0.0, "redis": 0.0, "clients": 0.0}
     for pid, (group, used) in after.items():
         out[group] = out.get(group, 0.0) + (used - before.get(pid, (group, 0.0))[1]) / elapsed
     return out
@@ -687,12 +718,15 @@ def main() -> None:
                         help="moves/s offered on a schedule: runs at each of these rates (e.g. "
                              "150,200) at each number of --clients, after its closed-loop run")
     parser.add_argument("--threads", type=int,
-                        help="gunicorn's threads per worker (default: those of "
+                        help="the web server's threads per worker (default 2; gunicorn's: those of "
                              "mascarade_site/gunicorn.py, GUNICORN_THREADS or 2); 0: gunicorn's "
                              "sync worker, which closes each connection after its answer "
                              "(implies --new-connections)")
     parser.add_argument("--new-connections", action="store_true",
                         help="each request on a new connection (HTTP/1.0), as before keep-alive")
+    parser.add_argument("--web", choices=("granian", "gunicorn"), default="granian",
+                        help="the WSGI server: granian as the compose file runs it (default), "
+                             "or gunicorn as it ran before (mascarade_site/gunicorn.py)")
     parser.add_argument("--push", action="store_true",
                         help="push mode (bench/push.py): clients told of their decisions by "
                              "their /me/stream/ (uvicorn) answer each with one POST, no read; "
@@ -710,7 +744,8 @@ def main() -> None:
         if getattr(args, name) is None:
             setattr(args, name, value)
     db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
-    global BENCH_DB, KEEP_ALIVE
+    global BENCH_DB, KEEP_ALIVE, WEB_SERVER
+    WEB_SERVER = args.web
     BENCH_DB = urlsplit(db_url).path.lstrip("/").encode()
     KEEP_ALIVE = not args.new_connections and args.threads != 0
     env = server_env(db_url)
@@ -726,7 +761,7 @@ def main() -> None:
     from django.db import connection
 
     port = free_port()
-    server = start_gunicorn(env, port, args.threads)
+    server = start_web(env, port, args.threads)
     try:
         counter = iter(range(10**9))
         lock = threading.Lock()
@@ -756,13 +791,13 @@ def main() -> None:
         if args.push:
             import push
 
-            print(f"gunicorn 2 workers on 127.0.0.1:{port}, PostgreSQL "
+            print(f"{WEB_SERVER} 2 workers on 127.0.0.1:{port}, PostgreSQL "
                   f"{urlsplit(db_url).path[1:]}; {args.seconds:g} s per run after "
                   f"{warm_up(args.seconds):g} s of warm-up; {os.cpu_count()} cores", flush=True)
             push.main(args, env, port, analyze)
             return
         workers = "sync workers" if threads == 0 else f"workers of {threads} threads"
-        print(f"gunicorn 2 {workers} on 127.0.0.1:{port}, "
+        print(f"{WEB_SERVER} 2 {workers} on 127.0.0.1:{port}, "
               f"{'kept-alive connections' if KEEP_ALIVE else 'a connection per request'}, "
               f"PostgreSQL {urlsplit(db_url).path[1:]}, "
               f"cache {'Redis' if os.environ.get('REDIS_URL') else 'local memory'}; "

@@ -1,8 +1,8 @@
 """bench/api.py's push mode (``bench/api.py --push``): clients that never read a game. Each
 client plays games of four seats whose four users it holds; it listens to the four users'
-``/api/v1/me/stream/`` (served by uvicorn beside gunicorn, as in production, woken through
+``/api/v1/me/stream/`` (served by uvicorn beside the web server, as in production, woken through
 Redis) and answers each ``decision`` with one ``POST /moves/`` over one kept-alive connection to
-gunicorn, carrying the decision's ``seq`` as ``expected_seq``; when the answer shows that the
+the web server, carrying the decision's ``seq`` as ``expected_seq``; when the answer shows that the
 mover must decide again (a Spy's swap, a challenge...), it answers from the answer's own
 ``you.legal_moves``. A client whose game ended goes on with another game of its four users,
 made before the run (the streams already told it that game's first decision).
@@ -11,7 +11,7 @@ The runs: the open loop first (``--open-clients``, 50, offering ``--push-rates``
 moves/s together, on a schedule from a random phase; a move's time counts from its due time to
 its answer, the wait for its decision included), then the closed loop at each of ``--clients``
 (10, 50, 200). Each prints moves/s, the ``POST`` p50/p95/p99 (from its sending), the cores used
-by gunicorn, uvicorn, PostgreSQL, Redis and the clients, and per move. Before them, the
+by the web server, uvicorn, PostgreSQL, Redis and the clients, and per move. Before them, the
 statements one move costs, counted in this process: the ``POST`` through Django's WSGI handler
 (bench/api_cpu.py's count: psycopg's cursors, BEGIN and COMMIT included) and the step of the
 awaited player's stream that sends the next decision.
@@ -301,7 +301,7 @@ def report(label: str, result: dict) -> None:
 
 
 def statements_per_move(groups: list[dict]) -> tuple[float, float]:
-    """The statements of a move's ``POST`` (through Django's WSGI handler, as gunicorn calls
+    """The statements of a move's ``POST`` (through Django's WSGI handler, as the web server calls
     it) and of the awaited player's stream step that tells the next decision (woken by the
     messages that ``POST`` published), counted in this process over a few moves of one group's
     games."""

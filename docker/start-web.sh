@@ -1,19 +1,27 @@
 #!/bin/sh
 # The web process: apply migrations as the tables' owner (DATABASE_OWNER_URL), grant the
-# application role (DB_APP_ROLE) its privileges, then serve with gunicorn as that role
-# (DATABASE_URL). Without DATABASE_OWNER_URL, one role does both. mascarade_site/gunicorn.py makes
-# the workers threaded (GUNICORN_THREADS, 2) and keeps connections alive (GUNICORN_KEEPALIVE, 75 s),
-# each worker on a listening socket of its own.
+# application role (DB_APP_ROLE) its privileges, then serve the WSGI application with granian
+# (HTTP in Rust; README, "Load and cost") as that role (DATABASE_URL): WEB_WORKERS processes
+# (2) of WEB_THREADS threads (2) each; client connections kept alive, an idle one closed after
+# 60 s, granian's most (longer than nginx keeps its idle connections to web, 50 s, nginx.conf:
+# nginx closes them, never web under its feet). HTTPS behind a TLS proxy:
+# SECURE_PROXY_SSL_HEADER_ENABLED=1 (README).
 set -eu
 OWNER_URL="${DATABASE_OWNER_URL:-$DATABASE_URL}"
 DATABASE_URL="$OWNER_URL" python manage.py migrate --noinput
 if [ -n "${DB_APP_ROLE:-}" ]; then
     DATABASE_URL="$OWNER_URL" python manage.py grant_app_role "$DB_APP_ROLE"
 fi
-exec gunicorn mascarade_site.wsgi:application \
-    --config python:mascarade_site.gunicorn \
-    --bind 0.0.0.0:8000 \
-    --workers "${GUNICORN_WORKERS:-2}" \
-    --timeout "${GUNICORN_TIMEOUT:-30}" \
-    --access-logfile - \
-    --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}"
+exec granian mascarade_site.wsgi:served --factory \
+    --interface wsgi \
+    --host 0.0.0.0 \
+    --port 8000 \
+    --http 1 \
+    --workers "${WEB_WORKERS:-2}" \
+    --blocking-threads "${WEB_THREADS:-2}" \
+    --http1-keep-alive \
+    --http1-header-read-timeout 60000 \
+    --respawn-failed-workers \
+    --workers-kill-timeout 30 \
+    --access-log \
+    --log-level info

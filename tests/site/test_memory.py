@@ -75,6 +75,14 @@ def test_importing_the_server_modules_freezes_nothing(module):
     assert _freeze_count(f"import gc, json, mascarade_site.{module}") == 0
 
 
+def test_granians_workers_build_the_application_frozen():
+    """``docker/start-web.sh`` serves ``mascarade_site.wsgi:served`` (``--factory``): each
+    worker calls it once."""
+    code = "import gc, json, mascarade_site.wsgi as w; assert w.served() is w.application"
+    assert _freeze_count(code) > 10_000
+    assert _freeze_count(code, PERF_OFF="gc_freeze") == 0
+
+
 def test_gunicorns_worker_hook_freezes_each_worker():
     code = ("import gc, json, mascarade_site.wsgi, mascarade_site.gunicorn as conf; "
             "conf.post_worker_init(None)")

@@ -1,0 +1,185 @@
+"""The web server as ``docker/start-web.sh`` runs it (granian, its WSGI interface): the script's
+own command line, read from the script, serves the site; connections are kept alive and spread
+over the workers; an idle connection is closed only after the time nginx keeps its own idle
+connections to web (so that nginx closes them first, never web under its feet)."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Answers with the pid of the worker that served the request.
+APP = '''
+import os
+
+def app(environ, start_response):
+    body = str(os.getpid()).encode()
+    start_response("200 OK", [("Content-Type", "text/plain"),
+                              ("Content-Length", str(len(body)))])
+    return [body]
+'''
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_script_command(port: int) -> list[str]:
+    """The ``exec granian ...`` of ``docker/start-web.sh``, its variables at their defaults,
+    bound to ``127.0.0.1:port``."""
+    script = (ROOT / "docker" / "start-web.sh").read_text()
+    line = script[script.index("exec granian"):].replace("\\\n", " ").splitlines()[0]
+    line = re.sub(r'"\$\{\w+:-([^}]*)\}"', r"\1", line)
+    args = shlex.split(line)[1:]
+    assert "$" not in " ".join(args), args
+    args[0] = str(Path(sys.executable).with_name("granian"))
+    args[args.index("--host") + 1] = "127.0.0.1"
+    args[args.index("--port") + 1] = str(port)
+    return args
+
+
+def serve(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    port = int(args[args.index("--port") + 1])
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise AssertionError(proc.stderr.read().decode()[-2000:]) from None
+            time.sleep(0.1)
+    return proc
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def test_the_start_scripts_command_serves_the_site(tmp_path):
+    port = free_port()
+    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "mascarade_site.settings",
+           "VAR_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    proc = serve(start_script_command(port), env, ROOT)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        deadline = time.monotonic() + 60
+        for _ in range(2):  # twice on one connection
+            while True:
+                try:
+                    conn.request("GET", "/rules/")
+                    answer = conn.getresponse()
+                    break
+                except (OSError, http.client.HTTPException):
+                    assert time.monotonic() < deadline
+                    conn.close()
+                    time.sleep(0.2)
+            assert answer.status == 200 and b"Mascarade" in answer.read()
+            assert answer.getheader("Connection") != "close"
+        conn.close()
+    finally:
+        stop(proc)
+
+
+@pytest.fixture
+def pid_server(tmp_path):
+    """The script's command serving an application that answers with its worker's pid."""
+    (tmp_path / "pid_app.py").write_text(APP)
+    port = free_port()
+    args = start_script_command(port)
+    args[1] = "pid_app:app"
+    args.remove("--factory")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    proc = serve(args, env, tmp_path)
+    time.sleep(1)  # (both workers started)
+    yield port, args
+    stop(proc)
+
+
+def test_connections_are_kept_alive_and_spread_over_the_workers(pid_server):
+    """40 clients connecting at once: each served twice on its one connection by one worker,
+    and both workers serve a fair share of them."""
+    port, _args = pid_server
+    clients = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(40)]
+    for client in clients:
+        client.connect()
+    served = []
+    for client in clients:
+        pids = []
+        for _ in range(2):
+            client.request("GET", "/")
+            answer = client.getresponse()
+            assert answer.status == 200 and answer.getheader("Connection") != "close"
+            pids.append(answer.read().decode())
+        assert pids[0] == pids[1]
+        served.append(pids[0])
+    for client in clients:
+        client.close()
+    shares = Counter(served)
+    assert len(shares) == 2 and min(shares.values()) >= 6, shares
+
+
+def test_an_idle_connection_outlives_nginxs_own():
+    """granian closes a connection that waited for its next request longer than
+    ``--http1-header-read-timeout``: the script's must exceed the time nginx keeps an idle
+    connection to web (``keepalive_timeout`` of its ``upstream web``)."""
+    args = start_script_command(8000)
+    timeout_ms = int(args[args.index("--http1-header-read-timeout") + 1])
+    nginx = (ROOT / "docker" / "nginx.conf").read_text()
+    upstream = nginx[nginx.index("upstream web {"):]
+    upstream = upstream[:upstream.index("}")]
+    nginx_s = int(re.search(r"keepalive_timeout (\d+)s;", upstream).group(1))
+    assert timeout_ms / 1000 > nginx_s + 5, (timeout_ms, nginx_s)
+
+
+def test_an_idle_connection_is_closed_after_the_header_read_timeout(tmp_path):
+    """The mechanism the previous test relies on, with a short timeout: open after half of it,
+    closed after it."""
+    (tmp_path / "pid_app.py").write_text(APP)
+    port = free_port()
+    args = start_script_command(port)
+    args[1] = "pid_app:app"
+    args.remove("--factory")
+    args[args.index("--http1-header-read-timeout") + 1] = "1500"
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    proc = serve(args, env, tmp_path)
+    try:
+        def idle_then_closed(wait: float) -> bool:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", "/")
+            conn.getresponse().read()
+            time.sleep(wait)
+            conn.sock.settimeout(0.2)
+            try:
+                return conn.sock.recv(1) == b""
+            except TimeoutError:
+                return False
+            finally:
+                conn.close()
+
+        assert not idle_then_closed(0.5)
+        assert idle_then_closed(3.0)
+    finally:
+        stop(proc)
