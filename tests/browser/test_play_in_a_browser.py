@@ -204,7 +204,7 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
         page = awaited_page(pages, names, base, game_id)
         assert page is not None, "somebody must be awaited"
         if not shot_taken and game.seq >= 12:
-            page.screenshot(path=str(SHOTS / "table-375.png"))
+            page.screenshot(path=str(SHOTS / "table-375.png"), full_page=True)
             desktop = contexts[0].browser.new_context(viewport={"width": 1280, "height": 900})
             wide = desktop.new_page()
             wide.context.add_cookies(page.context.cookies())
