@@ -9,34 +9,16 @@ import http.client
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from .servers import PID_APP, assert_kept_alive_and_spread, free_port, listening
+
 ROOT = Path(__file__).resolve().parents[2]
-
-#: Answers with the pid of the worker that served the request.
-APP = '''
-import os
-
-def app(environ, start_response):
-    body = str(os.getpid()).encode()
-    start_response("200 OK", [("Content-Type", "text/plain"),
-                              ("Content-Length", str(len(body)))])
-    return [body]
-'''
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 def start_script_command(port: int) -> list[str]:
     """The ``exec granian ...`` of ``docker/start-web.sh``, its variables at their defaults,
@@ -55,18 +37,7 @@ def start_script_command(port: int) -> list[str]:
 def serve(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
     proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    port = int(args[args.index("--port") + 1])
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise AssertionError(proc.stderr.read().decode()[-2000:]) from None
-            time.sleep(0.1)
-    return proc
+    return listening(proc, int(args[args.index("--port") + 1]))
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -106,7 +77,7 @@ def test_the_start_scripts_command_serves_the_site(tmp_path):
 @pytest.fixture
 def pid_server(tmp_path):
     """The script's command serving an application that answers with its worker's pid."""
-    (tmp_path / "pid_app.py").write_text(APP)
+    (tmp_path / "pid_app.py").write_text(PID_APP)
     port = free_port()
     args = start_script_command(port)
     args[1] = "pid_app:app"
@@ -122,23 +93,7 @@ def test_connections_are_kept_alive_and_spread_over_the_workers(pid_server):
     """40 clients connecting at once: each served twice on its one connection by one worker,
     and both workers serve a fair share of them."""
     port, _args = pid_server
-    clients = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(40)]
-    for client in clients:
-        client.connect()
-    served = []
-    for client in clients:
-        pids = []
-        for _ in range(2):
-            client.request("GET", "/")
-            answer = client.getresponse()
-            assert answer.status == 200 and answer.getheader("Connection") != "close"
-            pids.append(answer.read().decode())
-        assert pids[0] == pids[1]
-        served.append(pids[0])
-    for client in clients:
-        client.close()
-    shares = Counter(served)
-    assert len(shares) == 2 and min(shares.values()) >= 6, shares
+    assert_kept_alive_and_spread(port)
 
 
 def test_an_idle_connection_outlives_nginxs_own():
@@ -157,7 +112,7 @@ def test_an_idle_connection_outlives_nginxs_own():
 def test_an_idle_connection_is_closed_after_the_header_read_timeout(tmp_path):
     """The mechanism the previous test relies on, with a short timeout: open after half of it,
     closed after it."""
-    (tmp_path / "pid_app.py").write_text(APP)
+    (tmp_path / "pid_app.py").write_text(PID_APP)
     port = free_port()
     args = start_script_command(port)
     args[1] = "pid_app:app"

@@ -71,16 +71,21 @@ def truth(game):
     return get_game(game.kind).view(selectors.load_state(game), MODERATOR)["moderator"]
 
 
+def ere_game() -> tuple[list, Game]:
+    """Three users, the first two seated at a started game of L'Ère des Masques."""
+    users = [UserFactory() for _ in range(3)]
+    body = services.create_game(users[0], "ere_des_masques", {}).body
+    services.join_game(users[1], body["id"])
+    return users, Game.objects.get(pk=body["id"])
+
+
 def board_of(html: str) -> str:
     return re.search(r'<section aria-labelledby="table-title".*?</section>', html, re.S).group(0)
 
 
 @pytest.mark.django_db
 def test_ere_table_draws_the_opponent_across_and_the_hand_as_cards():
-    users = [UserFactory() for _ in range(3)]
-    body = services.create_game(users[0], "ere_des_masques", {}).body
-    services.join_game(users[1], body["id"])
-    game = Game.objects.get(pk=body["id"])
+    users, game = ere_game()
     secret = truth(game)
     for seat, user in enumerate(users[:2]):
         html = browser(user).get(f"/games/{game.pk}/").content.decode()
@@ -111,10 +116,7 @@ def test_ere_table_draws_the_opponent_across_and_the_hand_as_cards():
 
 @pytest.mark.django_db
 def test_ere_face_down_card_is_a_back_to_the_opponent_and_a_face_to_its_owner():
-    users = [UserFactory() for _ in range(3)]
-    body = services.create_game(users[0], "ere_des_masques", {}).body
-    services.join_game(users[1], body["id"])
-    game = Game.objects.get(pk=body["id"])
+    users, game = ere_game()
     player = PendingDecision.objects.get(game=game).player
     card = truth(game)["hands"][player][0]
     services.submit_move(game.pk, {"type": "play", "card": card}, user=users[player])
