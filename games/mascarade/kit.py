@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import Any
@@ -327,7 +328,8 @@ def _ring(seats: list[dict], you: int | None) -> dict[str, Any]:
     return {"n": n, "rows": rows}
 
 
-def _ring_cells(n: int, rows: int, cols: int) -> list[tuple[int, int]]:
+@functools.cache  # (a few table sizes; every page and live refresh draws one)
+def _ring_cells(n: int, rows: int, cols: int) -> tuple[tuple[int, int], ...]:
     """``n`` cells of the border of a ``rows`` × ``cols`` grid (1-based row, column), clockwise
     from the bottom middle, spread as evenly as the angles allow (a dynamic programme on the
     squared angle differences, keeping the order)."""
@@ -360,7 +362,7 @@ def _ring_cells(n: int, rows: int, cols: int) -> list[tuple[int, int]]:
     for k in range(n - 1, -1, -1):
         chosen[k] = i
         i = back[k][i]
-    return [border[i] for i in chosen]
+    return tuple(border[i] for i in chosen)
 
 
 KIT = MascaradeKit()
