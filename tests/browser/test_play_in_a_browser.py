@@ -98,9 +98,23 @@ def awaited_page(pages, names, base, game_id):
     if row is None or row.user is None:
         return None
     page = pages[names.index(row.user.username)]
-    page.goto(f"{base}/games/{game_id}/")
+    goto(page, f"{base}/games/{game_id}/")
     page.locator("section.moves").wait_for(timeout=5000)
     return page
+
+
+def goto(page, url: str) -> None:
+    """``page.goto(url)``, again if the page's own reload interrupted it (a waiting room reloads
+    itself when its game starts: ``HX-Refresh``, at its next refresh)."""
+    from playwright.sync_api import Error
+
+    for attempt in range(3):
+        try:
+            page.goto(url)
+            return
+        except Error as exc:
+            if "interrupted by another navigation" not in str(exc) or attempt == 2:
+                raise
 
 
 def choose(page, *wanted: str) -> str:
@@ -179,13 +193,13 @@ def test_four_players_play_a_whole_game_in_the_browser(live_server, chromium):
             page.locator("text=Join this game").click()
     game = Game.objects.get(pk=game_id)
     assert game.status == "active" and sorted(game.options["masks"]) == sorted(MASKS)
-    pages[1].goto(f"{base}/games/?status=active")
+    goto(pages[1], f"{base}/games/?status=active")
     pages[1].screenshot(path=str(SHOTS / "lobby-375.png"))
 
     # A waiting player's page refreshes by itself when someone moves.
     mover = awaited_page(pages, names, base, game_id)
     watcher = next(p for p in pages if p is not mover)
-    watcher.goto(f"{base}/games/{game_id}/")
+    goto(watcher, f"{base}/games/{game_id}/")
     before = watcher.locator(".history li").count()
     choose(mover, "Only pretend")
     # (a locator, not a script of the test's evaluated in the page: the page's
