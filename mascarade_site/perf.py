@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
-#: Those of a request (``bench/api_cpu.py`` switches them), and those of the stream server
-#: (``PERF_OFF=stream_inline bench/api.py --push`` runs it with the trick off).
+#: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
+#: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
 TRICKS = ("prepared", "writes", "health", "lua_throttle", "gc_freeze")
-STREAM_TRICKS = ("stream_inline",)
 
 
 def on(name: str) -> bool:
