@@ -69,6 +69,7 @@ import os
 import random
 import re
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -171,16 +172,32 @@ def start_gunicorn(env: dict[str, str], port: int, threads: int | None = None
 WEB_SERVER = "granian"
 
 
+def start_web_command(port: int) -> list[str]:
+    """The ``exec granian ...`` of ``docker/start-web.sh`` (the web process's own command line),
+    its variables at their defaults, bound to ``127.0.0.1:port``."""
+    script = (ROOT / "docker" / "start-web.sh").read_text()
+    line = script[script.index("exec granian"):].replace("\\\n", " ").splitlines()[0]
+    line = re.sub(r'"\$\{\w+:-([^}]*)\}"', r"\1", line)
+    args = shlex.split(line)[1:]
+    if "$" in " ".join(args):
+        raise ValueError(f"docker/start-web.sh: a variable without a default in {args}")
+    args[0] = str(Path(sys.executable).with_name("granian"))
+    args[args.index("--host") + 1] = "127.0.0.1"
+    args[args.index("--port") + 1] = str(port)
+    return args
+
+
 def start_granian(env: dict[str, str], port: int, threads: int | None = None
                   ) -> subprocess.Popen:
-    """granian as ``docker/start-web.sh`` runs it (its WSGI interface, the workers' application
-    from ``mascarade_site.wsgi.served``), 2 workers of ``threads`` threads (2)."""
-    granian = Path(sys.executable).with_name("granian")
-    proc = subprocess.Popen([str(granian), "mascarade_site.wsgi:served", "--factory",
-                             "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port),
-                             "--http", "1", "--workers", "2", "--blocking-threads",
-                             str(threads or 2), "--http1-header-read-timeout", "60000",
-                             "--backlog", "2048", "--log-level", "warning"], cwd=ROOT, env=env)
+    """granian as ``docker/start-web.sh`` runs it (:func:`start_web_command`: 2 workers of 2
+    threads), with ``threads`` threads per worker if given, a longer backlog and no access log
+    (gunicorn's runs have none either)."""
+    args = start_web_command(port)
+    if threads:
+        args[args.index("--blocking-threads") + 1] = str(threads)
+    args[args.index("--log-level") + 1] = "warning"
+    args = [("--no-access-log" if arg == "--access-log" else arg) for arg in args]
+    proc = subprocess.Popen([*args, "--backlog", "2048"], cwd=ROOT, env=env)
     return answering(proc, port, "/api/v1/games/", "granian")
 
 

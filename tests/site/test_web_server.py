@@ -8,30 +8,17 @@ from __future__ import annotations
 import http.client
 import os
 import re
-import shlex
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from bench.api import start_web_command
+
 from .servers import PID_APP, assert_kept_alive_and_spread, free_port, listening
 
 ROOT = Path(__file__).resolve().parents[2]
-
-def start_script_command(port: int) -> list[str]:
-    """The ``exec granian ...`` of ``docker/start-web.sh``, its variables at their defaults,
-    bound to ``127.0.0.1:port``."""
-    script = (ROOT / "docker" / "start-web.sh").read_text()
-    line = script[script.index("exec granian"):].replace("\\\n", " ").splitlines()[0]
-    line = re.sub(r'"\$\{\w+:-([^}]*)\}"', r"\1", line)
-    args = shlex.split(line)[1:]
-    assert "$" not in " ".join(args), args
-    args[0] = str(Path(sys.executable).with_name("granian"))
-    args[args.index("--host") + 1] = "127.0.0.1"
-    args[args.index("--port") + 1] = str(port)
-    return args
 
 
 def serve(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
@@ -53,7 +40,7 @@ def test_the_start_scripts_command_serves_the_site(tmp_path):
     env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "mascarade_site.settings",
            "VAR_DIR": str(tmp_path)}
     env.pop("DATABASE_URL", None)
-    proc = serve(start_script_command(port), env, ROOT)
+    proc = serve(start_web_command(port), env, ROOT)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         deadline = time.monotonic() + 60
@@ -79,7 +66,7 @@ def pid_server(tmp_path):
     """The script's command serving an application that answers with its worker's pid."""
     (tmp_path / "pid_app.py").write_text(PID_APP)
     port = free_port()
-    args = start_script_command(port)
+    args = start_web_command(port)
     args[1] = "pid_app:app"
     args.remove("--factory")
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
@@ -100,7 +87,7 @@ def test_an_idle_connection_outlives_nginxs_own():
     """granian closes a connection that waited for its next request longer than
     ``--http1-header-read-timeout``: the script's must exceed the time nginx keeps an idle
     connection to web (``keepalive_timeout`` of its ``upstream web``)."""
-    args = start_script_command(8000)
+    args = start_web_command(8000)
     timeout_ms = int(args[args.index("--http1-header-read-timeout") + 1])
     nginx = (ROOT / "docker" / "nginx.conf").read_text()
     upstream = nginx[nginx.index("upstream web {"):]
@@ -114,7 +101,7 @@ def test_an_idle_connection_is_closed_after_the_header_read_timeout(tmp_path):
     closed after it."""
     (tmp_path / "pid_app.py").write_text(PID_APP)
     port = free_port()
-    args = start_script_command(port)
+    args = start_web_command(port)
     args[1] = "pid_app:app"
     args.remove("--factory")
     args[args.index("--http1-header-read-timeout") + 1] = "1500"
