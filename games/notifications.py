@@ -101,8 +101,14 @@ def _wants_mail(seat: Seat | None) -> bool:
             and seat.user.notify_email)
 
 
-def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]]) -> None:
-    """New decisions awaited from human players, in several games: one INSERT for them all.
+def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
+                   ) -> list[Notification]:
+    """The messages of new decisions awaited from human players, in several games, not yet
+    written: the write core inserts them with the move's other rows, in its one statement
+    (``games.services.core.commit_many``), before the decisions' rows have their keys. So a
+    message names its decision by game, player and ``seq`` (the seq at which it was first
+    awaited: a decision kept from move to move keeps it, one replaced gets a new one), which
+    is also its ``dedupe_key``: written once, whatever the transaction retries.
 
     Delivered by the next sweep (within ``SWEEP_SECONDS``), not by a task of their own: a
     move's commit queues nothing, and the sweep folds a game's decision mails in one pass."""
@@ -112,13 +118,13 @@ def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]
         by_position = {seat.position: seat for seat in seats}
         notes += [Notification(user_id=row.user_id, game_id=game.pk,
                                kind=_decision_kind(game.kind, row.decision),
-                               dedupe_key=f"decision:{row.pk}", next_attempt_at=now,
-                               context={"decision": row.decision, "pending": row.pk,
-                                        "deadline": row.deadline.isoformat(), "seq": game.seq})
+                               dedupe_key=f"decision:{game.pk}:{row.player}:{row.seq}",
+                               next_attempt_at=now,
+                               context={"decision": row.decision, "player": row.player,
+                                        "deadline": row.deadline.isoformat(), "seq": row.seq})
                   for row in rows if row.user_id is not None and not row.bot
                   and _wants_mail(by_position.get(row.player))]
-    _queue(notes, enqueue=False)
-    webhook_outbox.decisions_awaited(games)
+    return notes
 
 
 def mail_reply(inbound) -> None:
@@ -482,10 +488,8 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
     muted = set(Seat.objects.filter(game_id__in=games, muted=True,
                                     user_id__in={n.user_id for n in notes})
                 .values_list("game_id", "user_id")) if games else set()
-    wanted = [n.context.get("pending") for n in notes
-              if n.kind in (*DECISION_KINDS, Kind.REMINDER)]
-    live = set(PendingDecision.objects.filter(pk__in=[p for p in wanted if p], bot=False)
-               .values_list("pk", flat=True)) if wanted else set()
+    awaited = [n for n in notes if n.kind in (*DECISION_KINDS, Kind.REMINDER)]
+    live = _live_decisions(awaited)
     reasons = {}
     for note in notes:
         user = note.user
@@ -508,13 +512,39 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
             elif not _digest_sections(note):
                 reason = "nothing left to tell (hidden or muted since)"
         elif note.kind in (*DECISION_KINDS, Kind.REMINDER):
-            if note.context.get("pending") not in live:
+            if _decision_of(note) not in live:
                 reason = "decision no longer awaited"
             elif note.game.status != Game.Status.ACTIVE:
                 reason = f"game {note.game.status}"
         if reason:
             reasons[note.pk] = reason
     return reasons
+
+
+def _decision_of(note: Notification) -> tuple:
+    """Which decision a message is about: a reminder (and a decision message written before
+    ``decision_notes`` named them so) by its row's key; a decision message by its game, player
+    and seq."""
+    pending = note.context.get("pending")
+    if pending is not None:
+        return ("pk", pending)
+    return ("turn", str(note.game_id), note.context.get("player"), note.context.get("seq"))
+
+
+def _live_decisions(notes: list[Notification]) -> set[tuple]:
+    """The decisions of these messages still awaited from a human (as :func:`_decision_of`
+    names them): one query."""
+    if not notes:
+        return set()
+    named = [_decision_of(note) for note in notes]
+    keys = [name[1] for name in named if name[0] == "pk"]
+    games = {name[1] for name in named if name[0] == "turn"}
+    live = set()
+    for pk, game_id, player, seq in (PendingDecision.objects.filter(
+            Q(pk__in=keys) | Q(game_id__in=games), bot=False)
+            .values_list("pk", "game_id", "player", "seq")):
+        live |= {("pk", pk), ("turn", str(game_id), player, seq)}
+    return live
 
 
 def recover_interrupted(now: dt.datetime) -> int:

@@ -30,7 +30,7 @@ from games.deadlines import Interval
 from games.engine import SPECTATOR
 from games.engine.replay import view_event
 from games.engine.table import fold_table, is_table_move
-from mascarade_site.prepared import PreparedQuery
+from mascarade_site.prepared import PreparedQuery, read_together
 
 from .models import ChatHide, ChatMessage, Game, MoveRecord, PendingDecision, Seat, Snapshot
 
@@ -99,6 +99,9 @@ class Loaded:
     seats: list[Seat]
     state: Any = None
     pending: list[PendingDecision] = field(default_factory=list)
+    #: The pending decisions, read with the seats before the state was loaded (see
+    #: :func:`complete`); ``None`` if not.
+    pending_read: list[PendingDecision] | None = None
 
     def player_of(self, user) -> int | None:
         """The viewer's engine player index, or ``None`` for a spectator."""
@@ -147,6 +150,13 @@ def seats_of(game: Game) -> list[Seat]:
     return _SEATS(game.pk, *_days())
 
 
+def seats_and_pending(game: Game) -> tuple[list[Seat], list[PendingDecision]]:
+    """The seats of one game (as :func:`seats_of`) and its pending decisions: one query
+    (:func:`mascarade_site.prepared.read_together`)."""
+    seats, pending = read_together((_SEATS, (game.pk, *_days())), (PENDING, (game.pk,)))
+    return seats, pending
+
+
 def can_see(game: Game, seats: list[Seat], user) -> bool:
     """Public games: everyone, anonymous spectators included. Private: their players and staff."""
     if not game.private:
@@ -165,21 +175,30 @@ def find_game(game_id) -> Game | None:
 
 def load_for_viewer(game: Game, user, *, with_state: bool = True,
                     with_pending: bool = True) -> Loaded | None:
-    """Seats, state and pending decisions of ``game``; ``None`` if ``user`` may not see it."""
-    seats = seats_of(game)
+    """Seats, state and pending decisions of ``game``; ``None`` if ``user`` may not see it.
+    The seats and the pending decisions of a game under way are read in one query, even
+    without the state (``with_state=False``: :func:`complete` adds it, and takes them); those
+    of a game the user may not see are read and left."""
+    pending = None
+    if with_pending and game.started_at is not None:
+        seats, pending = seats_and_pending(game)
+    else:
+        seats = seats_of(game)
     if not can_see(game, seats, user):
         return None
-    loaded = Loaded(game=game, seats=seats)
+    loaded = Loaded(game=game, seats=seats, pending_read=pending)
     if with_state:
         complete(loaded, with_pending=with_pending)
     return loaded
 
 
 def complete(loaded: Loaded, *, with_pending: bool = True) -> Loaded:
-    """Add the state (and pending decisions) to a game loaded without them."""
+    """Add the state (and pending decisions, unless already read with the seats) to a game
+    loaded without them."""
     loaded.state = load_state(loaded.game)
     if with_pending and loaded.state is not None:
-        loaded.pending = PENDING(loaded.game.pk)
+        loaded.pending = (PENDING(loaded.game.pk) if loaded.pending_read is None
+                          else loaded.pending_read)
     return loaded
 
 

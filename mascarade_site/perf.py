@@ -7,6 +7,8 @@ same process and prints CPU and statements per request with each on and off.
 
 =================  ==========================================================================
 ``prepared``       the hot reads compiled once (:class:`mascarade_site.prepared.PreparedQuery`)
+``read_together``  a game's seats and pending decisions read in one statement
+                   (:func:`mascarade_site.prepared.read_together`); off, one each
 ``writes``         the hot writes built once per shape (``insert_rows``, ``update_row``,
                    ``delete_rows`` in :mod:`mascarade_site.prepared`), a move's sent as one
                    statement (``write_together``); off, the ORM's own, one by one
@@ -28,7 +30,7 @@ from django.conf import settings
 
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
-TRICKS = ("prepared", "writes", "health", "lua_throttle", "gc_freeze")
+TRICKS = ("prepared", "read_together", "writes", "health", "lua_throttle", "gc_freeze")
 
 
 def on(name: str) -> bool:

@@ -7,7 +7,8 @@ values it filters on); on PostgreSQL it is compiled once per thread with marker 
 run puts the real values where the markers were and builds the model instances as the ORM does
 (``from_db``, ``select_related`` populators, annotations, converters). Elsewhere (SQLite, the
 development fallback) it simply evaluates the queryset. ``tests/site/test_prepared.py`` checks that
-both ways give the same objects.
+both ways give the same objects. :func:`read_together` sends several of them as one statement
+(a game's seats and its pending decisions, read for every move and every read of a game).
 
 Model instances only (no ``values()``, no ``prefetch_related``), and scalar values
 (``uuid.UUID``, ``int``, ``str``, ``datetime.date``) compared with ``=``/``<``/``>``..., never
@@ -22,7 +23,8 @@ one's docstring says what it skips of the ORM's way. :func:`write_together` send
 writes (built by :func:`insert_write`, :func:`update_write`, :func:`delete_write`) as one
 statement on PostgreSQL: a move's writes are one statement, not one each.
 
-Both can be switched off (``PERF_OFF=prepared`` / ``writes``, :mod:`mascarade_site.perf`):
+Each can be switched off (``PERF_OFF=prepared`` / ``read_together`` / ``writes``,
+:mod:`mascarade_site.perf`):
 ``bench/api_cpu.py`` shows what they buy. The reads rely on what Django's SQL compiler exposes to
 its own ``QuerySet`` (``as_sql``, ``klass_info``, ``get_converters``, the related populators): not
 a documented API, pinned by ``tests/site/test_prepared.py``, which compares every result with the
@@ -40,6 +42,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 from django.db.models.fields import AutoFieldMixin
@@ -106,17 +109,28 @@ class _Compiled:
         self.init_list = [f[0].target.attname for f in select[self.start:self.end]]
         self.populators = get_related_populators(self.klass_info, select, db)
         self.annotations = list(compiler.annotation_col_map.items())
+        self.width = len(select)  # (the annotations' columns among them)
+        self.order = _python_order(queryset)
+
+    def bound(self, values: tuple) -> list:
+        """The parameters with ``values`` in their places."""
+        params = list(self.params)
+        for slots, value in zip(self.slots, values, strict=True):
+            for slot in slots:
+                params[slot] = value
+        return params
 
     def run(self, values: tuple) -> list:
         connection = connections[self.db]
         if self.for_update and connection.get_autocommit():
             raise TransactionManagementError(
                 "select_for_update cannot be used outside of a transaction.")
-        params = list(self.params)
-        for slots, value in zip(self.slots, values, strict=True):
-            for slot in slots:
-                params[slot] = value
-        rows, _ = execute(connection, self.sql, params, fetch=True)
+        rows, _ = execute(connection, self.sql, self.bound(values), fetch=True)
+        return self.objects(rows)
+
+    def objects(self, rows: list) -> list:
+        """The model instances of these rows (as this query's SQL gives them)."""
+        connection = connections[self.db]
         if self.converters:
             converted = []
             for row in rows:
@@ -137,6 +151,29 @@ class _Compiled:
                 setattr(obj, name, row[pos])
             out.append(obj)
         return out
+
+
+def _python_order(queryset: QuerySet) -> list[tuple[str, bool]] | None:
+    """The queryset's order as ``(attname, descending)`` pairs, to sort its objects again in
+    Python (:func:`read_together`, whose one statement keeps no part's order); ``[]`` for none,
+    ``None`` for an order that is not of plain fields (which ``read_together`` does not take)."""
+    query = queryset.query
+    names = list(query.order_by) or (list(query.get_meta().ordering)
+                                     if query.default_ordering else [])
+    out = []
+    for name in names:
+        if not isinstance(name, str) or name == "?":
+            return None
+        descending = name.startswith("-")
+        try:
+            field = query.get_meta().get_field(name.lstrip("-"))
+        except FieldDoesNotExist:  # (a relation's field, "field__other": not plain)
+            return None
+        if not getattr(field, "concrete", False) or (field.is_relation
+                                                     and not field.many_to_one):
+            return None
+        out.append((field.attname, descending))
+    return out
 
 
 class PreparedQuery:
@@ -171,6 +208,77 @@ class PreparedQuery:
 
 
 _UNFIT = object()
+
+
+def read_together(*calls: tuple[PreparedQuery, tuple]) -> list[list]:
+    """Several prepared reads, each ``(query, values)``, in one statement on PostgreSQL (one
+    round trip instead of one each): their lists of results, as each ``query(*values)`` gives
+    them.
+
+    The statement joins the queries' own SQL side by side, ``FULL JOIN … ON FALSE``: each row
+    of the answer is one query's row, its columns and a marker in their place, NULLs in the
+    other queries' places (so no column changes type, and each query's converters and
+    populators take its slice of the row as they take its own rows). Such a join keeps no
+    part's order: each part is sorted again in Python by its ``order_by`` (or its model's
+    ordering), which must be of plain fields. All the parts run on one snapshot. Elsewhere
+    (SQLite, ``PERF_OFF=prepared`` or ``read_together``, a value that does not fit, a part
+    with ``select_for_update``, whose lock must come before the others' snapshot), one after
+    the other."""
+    connection = connections[calls[0][0].using] if calls else None
+    if (len(calls) < 2 or connection.vendor != "postgresql" or not perf.on("prepared")
+            or not perf.on("read_together")
+            or any(query.using != calls[0][0].using for query, _values in calls)):
+        return [query(*values) for query, values in calls]
+    ready = []
+    for query, values in calls:
+        if len(values) != len(query.kinds):
+            raise TypeError(f"expected {len(query.kinds)} values, got {len(values)}")
+        fit = tuple(_as_kind(value, kind) for value, kind in zip(values, query.kinds,
+                                                                  strict=True))
+        if _UNFIT in fit:
+            return [query(*values) for query, values in calls]
+        ready.append(fit)
+    compiled = [query._compiled() for query, _values in calls]
+    if any(part.for_update or part.order is None for part in compiled):
+        return [query(*values) for query, values in calls]
+    sql = _together_sql(compiled)
+    params = [param for part, values in zip(compiled, ready, strict=True)
+              for param in part.bound(values)]
+    rows, _ = execute(connection, sql, params, fetch=True)
+    out = []
+    start = 0
+    for part in compiled:
+        # (a part's marker, then its columns; the marker is NULL in the other parts' rows)
+        mine = [row[start + 1:start + 1 + part.width] for row in rows if row[start] is not None]
+        objects = part.objects(mine)
+        for attname, descending in reversed(part.order):  # (NULLs last, as PostgreSQL sorts)
+            objects.sort(key=lambda obj, name=attname: _nulls_last(getattr(obj, name)),
+                         reverse=descending)
+        out.append(objects)
+        start += 1 + part.width
+    return out
+
+
+def _nulls_last(value: Any) -> tuple[bool, Any]:
+    return value is None, value
+
+
+_TOGETHER_SQL: dict[tuple[str, ...], str] = {}
+
+
+def _together_sql(parts: list[_Compiled]) -> str:
+    """The one statement of :func:`read_together` for these compiled parts (kept by their
+    SQL)."""
+    key = tuple(part.sql for part in parts)
+    sql = _TOGETHER_SQL.get(key)
+    if sql is None:
+        joined = [f'(SELECT 1 AS "_p{n}", "_q".* FROM ({part.sql}) "_q") "_r{n}"'  # noqa: S608
+                  for n, part in enumerate(parts)]
+        sql = "SELECT * FROM " + " FULL JOIN ".join(  # noqa: S608 (compiled SQL, no values)
+            joined[:1] + [f"{part} ON FALSE" for part in joined[1:]])
+        if len(_TOGETHER_SQL) < _WRITE_SQL_MAX:
+            _TOGETHER_SQL[key] = sql
+    return sql
 
 
 def _as_kind(value: Any, kind: type) -> Any:

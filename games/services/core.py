@@ -17,8 +17,9 @@ the table chat lines the game's kit makes of each rules move's true events:
 ``GameKit.chat_lines``), the snapshot refreshed, the game's ``seq`` advanced and its
 ``version`` bumped (every change any viewer's answer shows bumps it: the ETag is built on it),
 the pending decisions rewritten by their difference with deadlines from their stored base
-(:mod:`games.deadlines`), the outbox rows of the messages written, and, once committed, the bots
-asked to play (once) and the near deadlines given a countdown, through :mod:`games.dispatch`.
+(:mod:`games.deadlines`), the outbox rows of the messages written (those of the new decisions in
+the same statement), and, once committed, the bots asked to play (once) and the near deadlines
+given a countdown, through :mod:`games.dispatch`.
 :func:`commit_many` does the same for several games in a few queries (a burst of timeouts).
 
 Locking duties: every function here runs inside ``transaction.atomic()`` with the game's row
@@ -36,7 +37,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import deadlines, dispatch, notifications, push, selectors
+from games import deadlines, dispatch, notifications, push, selectors, webhook_outbox
 from games.catalog import get_game, get_kit
 from games.engine import IllegalMove
 from games.engine.table import apply_table, is_table_move
@@ -361,12 +362,17 @@ class Table:
 
 
 def open_table(game_id, *, expected_seq: int | None = None) -> Table:
-    """Lock the game (:class:`NotFound` if there is none) and read its seats; with
-    ``expected_seq``, :class:`StaleSeq` unless the game is at that seq."""
+    """Lock the game (:class:`NotFound` if there is none) and read its seats (and, once it
+    started, its pending decisions, in the same statement); with ``expected_seq``,
+    :class:`StaleSeq` unless the game is at that seq."""
     game = lock(game_id)
     if expected_seq is not None and expected_seq != game.seq:
         raise StaleSeq(game.seq)
-    return Table(game=game, seats=selectors.seats_of(game))
+    if game.started_at is None:
+        return Table(game=game, seats=selectors.seats_of(game))
+    # (read after the lock, in one statement: both as the last write under it left them)
+    seats, pending = selectors.seats_and_pending(game)
+    return Table(game=game, seats=seats, _pending=pending)
 
 
 def _occupant(seat: Seat) -> str:
@@ -414,8 +420,12 @@ def commit_many(tables: list[Table]) -> list[Table]:
         return tables
     now = tables[0].now
     # The pending rows are read (under the lock) and matched first; then every write of the
-    # move, one statement on PostgreSQL (mascarade_site.prepared.write_together).
+    # move, the messages of the new decisions with them, one statement on PostgreSQL
+    # (mascarade_site.prepared.write_together).
     new, stale = _match_pending(tables, now)
+    notes = notifications.decision_notes([
+        (table.game, [row for of, row, _seat in new if of is table], table.seats)
+        for table in tables])
     write_together([
         insert_write([record for table in tables for record in table.records]),
         insert_write([line for table in tables for line in table.chat]),
@@ -423,6 +433,7 @@ def commit_many(tables: list[Table]) -> list[Table]:
         *_write_seats(tables),
         *_write_games(tables, now),
         *_write_pending(new, stale),
+        insert_write(notes, ignore_conflicts=True),
     ])
     _pending_written(tables, new, stale)
     for table in tables:
@@ -632,13 +643,14 @@ def _write_pending(new: NewRows, stale: list[PendingDecision]) -> list[Write | N
 
 def _pending_written(tables: list[Table], new: NewRows, stale: list[PendingDecision]) -> None:
     """Once the new rows are written (they have their keys): the rows table actions changed
-    in place (one UPDATE per shape of change), and the messages of the new decisions."""
+    in place (one UPDATE per shape of change), and the webhook deliveries of the new decisions
+    (whose ``cause`` names their row's key)."""
     _write_changed_rows(tables, {row.pk for row in stale})
     for table, row, _seat in new:
         table.created.append(row)
     fresh = [(table.game, table.created, table.seats) for table in tables if table.created]
     if fresh:
-        notifications.decisions_awaited(fresh)
+        webhook_outbox.decisions_awaited(fresh)
 
 
 def _write_changed_rows(tables: list[Table], stale: set[int]) -> None:

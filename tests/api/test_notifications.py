@@ -55,8 +55,34 @@ def test_a_start_and_each_awaited_decision_write_a_message(users):
     assert sorted(started.values_list("user_id", flat=True)) == sorted(u.pk for u in users)
     row = PendingDecision.objects.get(game=game)
     turn = Notification.objects.get(game=game, kind="your_turn")
-    assert turn.user_id == row.user_id and turn.dedupe_key == f"decision:{row.pk}"
+    assert turn.user_id == row.user_id
+    assert turn.dedupe_key == f"decision:{game.pk}:{row.player}:{row.seq}"
     assert turn.context["decision"] == "prep"
+
+
+def test_a_decision_message_names_its_decision_by_game_player_and_seq(users):
+    """A decision's message is written with the move, before the decision's row has its key:
+    it names the decision by game, player and the seq it was first awaited at, and is sent only
+    while that decision is awaited. One written before (by the row's key) is judged by it."""
+    game = start_game(users[0], users[1:], options={"players": 4})
+    row = PendingDecision.objects.get(game=game)
+    note = Notification.objects.get(game=game, kind="your_turn")
+    assert (note.context["player"], note.context["seq"]) == (row.player, row.seq)
+    assert "pending" not in note.context
+
+    def written(key: str, **context) -> Notification:
+        return Notification.objects.create(
+            user=row.user, game=game, kind="your_turn", dedupe_key=key,
+            next_attempt_at=timezone.now(), context={"decision": row.decision, **context})
+
+    by_key = written("old-live", pending=row.pk, seq=row.seq)
+    by_gone_key = written("old-gone", pending=row.pk + 1_000_000, seq=row.seq)
+    other_seq = written("other-seq", player=row.player, seq=row.seq + 1)
+    other_player = written("other-player", player=(row.player + 1) % 4, seq=row.seq)
+    reasons = notifications._skip_reasons([note, by_key, by_gone_key, other_seq, other_player])
+    assert note.pk not in reasons and by_key.pk not in reasons
+    assert {reasons[n.pk] for n in (by_gone_key, other_seq, other_player)} == {
+        "decision no longer awaited"}
 
 
 def test_messages_are_rolled_back_with_the_move_that_caused_them(users):

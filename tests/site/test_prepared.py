@@ -90,6 +90,53 @@ def test_one_query_each_compiled_once_per_thread(game):
         assert selectors._GAME._compiled() is compiled
 
 
+def test_reads_together_are_one_statement_with_each_reads_objects_in_order(game, settings):
+    """Seats (with their users and vacations) and pending decisions read together: the same
+    objects, in the same order, as each read alone; one statement on PostgreSQL; each part
+    sorted again by its own order (here also a descending one). A part that cannot join (one
+    that locks, one ordered by an expression) and ``PERF_OFF=read_together``: one statement
+    each, the same objects."""
+    from django.db.models import F
+
+    from mascarade_site.prepared import read_together
+
+    today, yesterday = selectors._days()
+    seats_args = (game.pk, today, yesterday)
+    backwards = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk).order_by("-position"),
+                              uuid.UUID)
+    empty = PreparedQuery(lambda pk: PendingDecision.objects.filter(game_id=pk, seat=99),
+                          uuid.UUID)
+    calls = ((selectors._SEATS, seats_args), (selectors.PENDING, (game.pk,)),
+             (backwards, (str(game.pk),)), (empty, (game.pk,)))
+    alone = [query(*values) for query, values in calls]
+    assert [len(part) for part in alone] == [4, 1, 4, 0]
+    with CaptureQueriesContext(connection) as queries:
+        together = read_together(*calls)
+    assert len(queries) == (1 if connection.vendor == "postgresql" else 4)
+    assert [[_state(obj) for obj in part] for part in together] == [
+        [_state(obj) for obj in part] for part in alone]
+    assert [s.position for s in together[2]] == [3, 2, 1, 0]
+    assert [(s.on_vacation, s.vacation_ahead) for s in together[0]] == [
+        (False, False), (True, True), (False, True), (False, False)]
+    assert all(obj._state.adding is False for part in together for obj in part)
+    other = start_game(UserFactory(), [UserFactory() for _ in range(3)])
+    assert [s.game_id for s in selectors.seats_and_pending(other)[0]] == [other.pk] * 4
+
+    by_expression = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk)
+                                  .order_by(F("position").desc()), uuid.UUID)
+    from games.services.core import _LOCK
+
+    for odd in ((by_expression, (game.pk,)), (_LOCK, (game.pk,))):
+        with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+            parts = read_together(calls[1], odd)
+        assert len(queries) == 2 and [p.pk for p in parts[0]] == [p.pk for p in alone[1]]
+    settings.PERF_OFF = frozenset({"read_together"})
+    with CaptureQueriesContext(connection) as queries:
+        assert [[obj.pk for obj in part] for part in read_together(*calls)] == [
+            [obj.pk for obj in part] for part in alone]
+    assert len(queries) == 4
+
+
 def test_tokens_and_values_lists(game):
     user = User.objects.first()
     row, token = AuthToken.objects.create(user, expiry=None)
