@@ -56,6 +56,9 @@ MOVE_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "gambler": (("hidden", "one_to_three"), ("target", "seat")),
     "gambler_guess": (("guess", "one_to_three"),),
 }
+#: Each move type's field names (what ``move_fields`` checks a move's shape against).
+_FIELD_NAMES: dict[str, list[str]] = {t: [name for name, _kind in spec]
+                                      for t, spec in MOVE_FIELDS.items()}
 #: The move types each kind of decision accepts.
 DECISION_MOVES: dict[str, tuple[str, ...]] = {
     "prep": ("exchange",),
@@ -336,8 +339,7 @@ def _field(s: State, mtype: str, name: str, kind: str, value: Any) -> Any:
 
 def parse_move(s: State, move: Any) -> tuple[str, list[Any]]:
     """``(type, field values)`` of a well-formed move; :class:`MalformedMove` otherwise."""
-    mtype, raw = move_fields(move, {t: [name for name, _kind in spec]
-                                    for t, spec in MOVE_FIELDS.items()})
+    mtype, raw = move_fields(move, _FIELD_NAMES)
     return mtype, [_field(s, mtype, name, kind, raw[name]) for name, kind in MOVE_FIELDS[mtype]]
 
 
