@@ -44,7 +44,7 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import QuerySet
+from django.db.models import CharField, JSONField, QuerySet, TextField
 from django.db.models.fields import AutoFieldMixin
 from django.db.models.query import ModelIterable, get_related_populators
 from django.db.transaction import TransactionManagementError
@@ -156,7 +156,8 @@ class _Compiled:
 def _python_order(queryset: QuerySet) -> list[tuple[str, bool]] | None:
     """The queryset's order as ``(attname, descending)`` pairs, to sort its objects again in
     Python (:func:`read_together`, whose one statement keeps no part's order); ``[]`` for none,
-    ``None`` for an order that is not of plain fields (which ``read_together`` does not take)."""
+    ``None`` for an order that is not of plain fields, or of text (which ``read_together`` does
+    not take)."""
     query = queryset.query
     names = list(query.order_by) or (list(query.get_meta().ordering)
                                      if query.default_ordering else [])
@@ -169,9 +170,11 @@ def _python_order(queryset: QuerySet) -> list[tuple[str, bool]] | None:
             field = query.get_meta().get_field(name.lstrip("-"))
         except FieldDoesNotExist:  # (a relation's field, "field__other": not plain)
             return None
-        if not getattr(field, "concrete", False) or (field.is_relation
-                                                     and not field.many_to_one):
-            return None
+        if not getattr(field, "concrete", False) or (
+                field.is_relation and name.lstrip("-") != field.attname):
+            return None  # (by a relation's name, Django orders by the related model's order)
+        if isinstance(field, (CharField, TextField, JSONField)):
+            return None  # (text: PostgreSQL's collation, not Python's order of code points)
         out.append((field.attname, descending))
     return out
 
@@ -220,10 +223,10 @@ def read_together(*calls: tuple[PreparedQuery, tuple]) -> list[list]:
     other queries' places (so no column changes type, and each query's converters and
     populators take its slice of the row as they take its own rows). Such a join keeps no
     part's order: each part is sorted again in Python by its ``order_by`` (or its model's
-    ordering), which must be of plain fields. All the parts run on one snapshot. Elsewhere
-    (SQLite, ``PERF_OFF=prepared`` or ``read_together``, a value that does not fit, a part
-    with ``select_for_update``, whose lock must come before the others' snapshot), one after
-    the other."""
+    ordering), which must be of plain fields other than text. All the parts run on one
+    snapshot. Elsewhere (SQLite, ``PERF_OFF=prepared`` or ``read_together``, a value that does
+    not fit, a part with ``select_for_update``, whose lock must come before the others'
+    snapshot), one after the other."""
     connection = connections[calls[0][0].using] if calls else None
     if (len(calls) < 2 or connection.vendor != "postgresql" or not perf.on("prepared")
             or not perf.on("read_together")
@@ -251,7 +254,8 @@ def read_together(*calls: tuple[PreparedQuery, tuple]) -> list[list]:
         # (a part's marker, then its columns; the marker is NULL in the other parts' rows)
         mine = [row[start + 1:start + 1 + part.width] for row in rows if row[start] is not None]
         objects = part.objects(mine)
-        for attname, descending in reversed(part.order):  # (NULLs last, as PostgreSQL sorts)
+        # (NULLs last, and first when descending, as PostgreSQL sorts)
+        for attname, descending in reversed(part.order):
             objects.sort(key=lambda obj, name=attname: _nulls_last(getattr(obj, name)),
                          reverse=descending)
         out.append(objects)

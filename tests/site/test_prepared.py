@@ -94,8 +94,9 @@ def test_reads_together_are_one_statement_with_each_reads_objects_in_order(game,
     """Seats (with their users and vacations) and pending decisions read together: the same
     objects, in the same order, as each read alone; one statement on PostgreSQL; each part
     sorted again by its own order (here also a descending one). A part that cannot join (one
-    that locks, one ordered by an expression) and ``PERF_OFF=read_together``: one statement
-    each, the same objects."""
+    that locks; one ordered by an expression, by a relation's name, which Django reads as the
+    related model's order, or by text, which PostgreSQL sorts by its collation) and
+    ``PERF_OFF=read_together``: one statement each, the same objects."""
     from django.db.models import F
 
     from mascarade_site.prepared import read_together
@@ -126,7 +127,12 @@ def test_reads_together_are_one_statement_with_each_reads_objects_in_order(game,
                                   .order_by(F("position").desc()), uuid.UUID)
     from games.services.core import _LOCK
 
-    for odd in ((by_expression, (game.pk,)), (_LOCK, (game.pk,))):
+    by_relation = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk).order_by("user"),
+                                uuid.UUID)
+    by_text = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk).order_by("bot_kind"),
+                            uuid.UUID)
+    for odd in ((by_expression, (game.pk,)), (_LOCK, (game.pk,)), (by_relation, (game.pk,)),
+                (by_text, (game.pk,))):
         with transaction.atomic(), CaptureQueriesContext(connection) as queries:
             parts = read_together(calls[1], odd)
         assert len(queries) == 2 and [p.pk for p in parts[0]] == [p.pk for p in alone[1]]
