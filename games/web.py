@@ -379,7 +379,9 @@ def live(request, game_id):
         selectors.load_for_viewer(game, request.user, with_state=False) if game else None)
     if loaded is None:
         raise Http404(_("No such game."))
-    rows = selectors.PENDING(loaded.game.pk) if loaded.game.started_at is not None else []
+    rows = (loaded.pending_read if loaded.pending_read is not None  # (read with the seats)
+            else selectors.PENDING(loaded.game.pk) if loaded.game.started_at is not None
+            else [])
     etag = _live_etag(request, loaded, rows)
     if request.headers.get("If-None-Match") == etag:
         response = HttpResponse(status=304)

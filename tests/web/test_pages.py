@@ -167,6 +167,23 @@ def test_the_live_fragment_answers_304_while_nothing_changed(game, users):
     assert again.status_code == 200 and again["ETag"] != etag
 
 
+@pytest.mark.postgres
+def test_the_live_polls_304_reads_the_pending_decisions_once_with_the_seats(game, users):
+    """The pages' poll (every 2 s when the stream is blocked): its 304 reads the game, then its
+    seats and pending decisions in one statement, and nothing of them again."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = browser(users[0])
+    etag = client.get(f"/games/{game.pk}/live/")["ETag"]
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(f"/games/{game.pk}/live/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    pending = [q["sql"] for q in queries.captured_queries  # (not the header's count of yours)
+               if '"games_pendingdecision"' in q["sql"]
+               and '"games_pendingdecision"."user_id" = ' not in q["sql"]]
+    assert len(pending) == 1 and '"games_seat"' in pending[0] and "FULL JOIN" in pending[0]
+
+
 def test_the_page_shows_only_what_the_viewer_knows(users):
     game, by_player = dealt_game(users)
     # The four preparatory exchanges, really swapping: nobody knows their card any more.
