@@ -101,7 +101,8 @@ class Table:
     game: Game
     seats: list[Seat]
     now: dt.datetime = field(default_factory=lambda: timezone.now())
-    #: The rows of ``PendingDecision`` (read on first need).
+    #: The rows of ``PendingDecision`` (read with the seats by :func:`open_table` once the game
+    #: started, else on first need).
     _pending: Any = _UNREAD
     #: The engine state (loaded on first need; ``None`` before the start).
     _state: Any = _UNREAD
