@@ -686,8 +686,10 @@ def _chat_context(request, loaded: selectors.Loaded, *, replay_at: int | None = 
 
 
 def _viewed(request, game_id) -> selectors.Loaded:
+    """The game and its seats, for the chat (which shows nothing of the pending decisions)."""
     game = selectors.find_game(game_id)
-    loaded = selectors.load_for_viewer(game, request.user, with_state=False) if game else None
+    loaded = (selectors.load_for_viewer(game, request.user, with_state=False, with_pending=False)
+              if game else None)
     if loaded is None:
         raise Http404(_("No such game."))
     return loaded
