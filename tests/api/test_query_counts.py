@@ -86,9 +86,10 @@ def _played_in_memory(game: Game, moves: int, choose) -> None:
     game.refresh_from_db()
 
 
-def _statements(game: Game, clients: dict, choose) -> tuple[list[str], list[str]]:
+def _statements(game: Game, clients: dict, choose) -> tuple[list[str], list[str], list[str]]:
     """The statements (their first words) of the awaited player's read of the game and of
-    their move, chosen by ``choose`` among the ``you.legal_moves`` of that read."""
+    their move, chosen by ``choose`` among the ``you.legal_moves`` of that read; and the move's
+    statements whole."""
     game.refresh_from_db()
     client = clients[game.pending_decisions.order_by("deadline", "player").first().player]
     with CaptureQueriesContext(connection) as read:
@@ -100,18 +101,14 @@ def _statements(game: Game, clients: dict, choose) -> tuple[list[str], list[str]
                             {"move": choose(body["you"]["legal_moves"]),
                              "expected_seq": body["seq"]}, format="json")
     assert moved.status_code == 201, moved.content
-    _last_move_sql[:] = [q["sql"] for q in move.captured_queries]
     return ([q["sql"].split(None, 1)[0] for q in read.captured_queries],
-            [q["sql"].split(None, 1)[0] for q in move.captured_queries])
+            [q["sql"].split(None, 1)[0] for q in move.captured_queries],
+            [q["sql"] for q in move.captured_queries])
 
 
-#: The statements of the last move :func:`_statements` sent, whole.
-_last_move_sql: list[str] = []
-
-
-def _message_written_with_the_move() -> bool:
-    """The last move's one write statement inserts an outbox message."""
-    (written,) = [sql for sql in _last_move_sql if sql.startswith("WITH")]
+def _message_written_with_the_move(move_sql: list[str]) -> bool:
+    """The move's one write statement inserts an outbox message."""
+    (written,) = [sql for sql in move_sql if sql.startswith("WITH")]
     return 'INSERT INTO "games_notification"' in written
 
 
@@ -130,15 +127,17 @@ def test_a_move_is_the_same_statements_at_move_5_and_at_move_1000(choose):
     game = start_game(users[0], users[1:])
     clients = {n: client_for(user) for n, user in enumerate(users)}
     _played_in_memory(game, 4, choose)
-    early = _statements(game, clients, choose)
+    *early, early_sql = _statements(game, clients, choose)
     game.refresh_from_db()
     assert game.seq == 5
     _played_in_memory(game, 999 - game.seq, choose)
-    late = _statements(game, clients, choose)
+    *late, late_sql = _statements(game, clients, choose)
     game.refresh_from_db()
     assert game.seq == 1000
-    assert early == late == (READ_STATEMENTS, MOVE_STATEMENTS)
-    assert _message_written_with_the_move()  # ("your turn" for the next player, a human)
+    assert early == late == [READ_STATEMENTS, MOVE_STATEMENTS]
+    # ("your turn" for the next player, a human, in the move's one write)
+    assert _message_written_with_the_move(early_sql)
+    assert _message_written_with_the_move(late_sql)
 
 
 @pytest.mark.postgres
@@ -161,8 +160,8 @@ def test_the_other_games_moves_are_the_same_statements(kind, options, players):
     replaced = [*MOVE_STATEMENTS[:4], "DELETE", *MOVE_STATEMENTS[4:]]
     seen = []
     for _ in range(10):
-        read, move = _statements(game, clients, lambda moves: moves[0])
+        read, move, move_sql = _statements(game, clients, lambda moves: moves[0])
         assert read == READ_STATEMENTS
         assert move in (MOVE_STATEMENTS, replaced), " ".join(move)
-        seen.append((move == MOVE_STATEMENTS, _message_written_with_the_move()))
+        seen.append((move == MOVE_STATEMENTS, _message_written_with_the_move(move_sql)))
     assert (True, True) in seen
