@@ -14,6 +14,8 @@ same process and prints CPU and statements per request with each on and off.
                    statement (``write_together``); off, the ORM's own, one by one
 ``health``         the connection's health check by a look at its socket
                    (:mod:`mascarade_site.postgres`); off, Django's ``SELECT 1``
+``timestamptz``    ``timestamptz`` values read by psycopg's own loader, in C (the
+                   PostgreSQL backend, :mod:`mascarade_site.postgres`); off, Django's, in Python
 ``lua_throttle``   the API throttles in one Redis round trip (``games/api/throttling.py``);
                    off, DRF's read-then-write of the cache
 ``gc_freeze``      long-lived objects of web and worker processes left out of the garbage
@@ -30,7 +32,8 @@ from django.conf import settings
 
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
-TRICKS = ("prepared", "read_together", "writes", "health", "lua_throttle", "gc_freeze")
+TRICKS = ("prepared", "read_together", "writes", "health", "timestamptz", "lua_throttle",
+          "gc_freeze")
 
 
 def on(name: str) -> bool:

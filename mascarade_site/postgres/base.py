@@ -15,17 +15,66 @@ the socket through psycopg's public ``pgconn``. ``PERF_OFF=health`` in the envir
 each check, see :mod:`mascarade_site.perf`) puts Django's own check back, for
 ``bench/api_cpu.py`` to show what this one saves.
 
+It also gives each new connection a ``timestamptz`` loader (:class:`UTCTimestamptzLoader`) that
+reads with psycopg's own (in C with psycopg's binary package) while the session's time zone is
+UTC, as Django sets it. Django puts on every connection a loader written in Python, which parses
+each value then sets its time zone, and a move reads a few dozen such values; with a UTC session
+psycopg's gives the same values, in ``datetime.timezone.utc`` as Django's. It is registered from
+Django's ``connection_created`` signal through psycopg's public adapters map, and it has the
+``timezone`` Django compares with its own before each cursor (equal: Django leaves it in place).
+``PERF_OFF=timestamptz`` (read as each query's loaders are made) reads with Django's loader.
+
 ``ENGINE: "mascarade_site.postgres"`` (the settings choose it for a ``postgres://`` URL).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import select
 
+import psycopg
 from django.db.backends.postgresql import base
-from psycopg import pq
+from django.db.backends.postgresql.psycopg_any import BaseTzLoader
+from django.db.backends.signals import connection_created
+from django.dispatch import receiver
+from psycopg import adapt, pq
 
 from mascarade_site import perf
+
+#: psycopg's own text loader of ``timestamptz`` (its C one with psycopg's binary package).
+_PSYCOPG_TIMESTAMPTZ = psycopg.adapters.get_loader(base.TIMESTAMPTZ_OID, pq.Format.TEXT)
+
+
+class _DjangoUTCLoader(BaseTzLoader):
+    """Django's loader for a connection in UTC (what ``register_tzloader`` makes)."""
+
+    timezone = dt.UTC
+
+
+class UTCTimestamptzLoader(adapt.Loader):
+    """Reads ``timestamptz`` with psycopg's loader while the session is in UTC, with Django's
+    otherwise (or with ``PERF_OFF=timestamptz``). Made for each query's result (psycopg makes
+    its loaders then), it takes the chosen loader's ``load`` as its own."""
+
+    #: What Django's ``create_cursor`` compares with the connection's time zone.
+    timezone = dt.UTC
+
+    def __init__(self, oid, context=None):
+        super().__init__(oid, context)
+        utc = (self.connection is not None
+               and self.connection.pgconn.parameter_status(b"TimeZone") == b"UTC")
+        chosen = _PSYCOPG_TIMESTAMPTZ if utc and perf.on("timestamptz") else _DjangoUTCLoader
+        self.load = chosen(oid, context).load
+
+    def load(self, data):  # replaced in __init__ (psycopg's Loader declares it)
+        raise NotImplementedError
+
+
+@receiver(connection_created, dispatch_uid="mascarade_site.postgres.timestamptz")
+def _read_timestamptz_in_c(sender, connection, **kwargs) -> None:
+    if isinstance(connection, DatabaseWrapper) and connection.timezone is dt.UTC:
+        connection.connection.adapters.register_loader(base.TIMESTAMPTZ_OID,
+                                                       UTCTimestamptzLoader)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
