@@ -131,7 +131,8 @@ class MoveRecord(models.Model):
         MODERATOR = "moderator", _("moderator")
         SYSTEM = "system", _("system")
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="moves")
+    # No index of its own: move_unique_seq (game, seq) serves every look-up by game.
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     # The seat that moved (or, for a table move, the seat it is about; null for the whole table).
     seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="moves", null=True,
@@ -205,7 +206,9 @@ class PendingDecision(models.Model):
     vacations of the awaited user (``games.deadlines``): kept here, indexed, for the sweeps.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="pending_decisions")
+    # No index of its own: pending_unique_player (game, player) serves every look-up by game.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="pending_decisions",
+                             db_index=False)
     player = models.PositiveSmallIntegerField()
     seat = models.PositiveSmallIntegerField()
     decision = models.CharField(max_length=32)
@@ -291,16 +294,18 @@ class Notification(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, blank=True,
                              related_name="notifications")
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    dedupe_key = models.CharField(max_length=200, unique=True)
+    # Unique by a constraint (Meta): a unique field would also get a text-pattern index, which
+    # no query uses.
+    dedupe_key = models.CharField(max_length=200)
     # What the message says beyond its kind (decision, deadline, seq): nothing secret.
     context = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING,
-                              db_index=True)
+    # Indexed with next_attempt_at (outbox_due): every query on either names a status.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
     # Attempts whose outcome is unknown: the worker stopped during them (the message may have
     # gone out; it was sent again, with the same Message-ID).
     interrupted = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(db_index=True)
+    next_attempt_at = models.DateTimeField()
     last_error = models.TextField(blank=True)
     folded_into = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True,
                                     related_name="folded")
@@ -310,6 +315,8 @@ class Notification(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["status", "next_attempt_at"], name="outbox_due")]
+        constraints = [models.UniqueConstraint(fields=["dedupe_key"],
+                                               name="notification_unique_dedupe_key")]
 
     def __str__(self) -> str:
         return f"{self.kind} to {self.user_id} ({self.status})"
