@@ -25,6 +25,10 @@ request and reading the answer are included and small): Django's ``request_start
 health check runs at the request's first query, as in production (Django's test client, used
 before, disconnects them).
 
+Beside the all-on figures: the CPU the PostgreSQL backend serving this process used per move
+(its read and its move together; user and system time from /proc, whose 10 ms ticks make it a
+figure per round, not per request), what a change of the schema or of the statements shows in.
+
 For each row of a table: new games (new users: the throttles' histories start empty), a few
 moves to warm up, the statements of some more counted in each state, then ``--turns`` stretches
 of ``--turn-moves`` timed moves in each state on those same games, in the order on, off, off, on,
@@ -83,6 +87,22 @@ TRANSACTION_ENTRIES = ("BEGIN", "COMMIT", "ROLLBACK")
 
 def user_cpu() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+
+
+def backend_cpu() -> tuple[int, float] | None:
+    """The PostgreSQL backend serving this process's connection, and the CPU it has used so far
+    (user and system, from /proc: Linux, and the server on this machine), or ``None``."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql" or connection.connection is None:
+        return None
+    pid = connection.connection.info.backend_pid
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return pid, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager
@@ -237,7 +257,11 @@ def timed(server: Server, tables: list[dict], moves: int, policy: str, rng: rand
     into["objects"].append(len(gc.get_objects()) + gc.get_freeze_count())
     timings: dict[str, list[float]] = {kind: [] for kind in KINDS}
     full_before = gc.get_stats()[2]["collections"]
+    backend_before = backend_cpu()
     play(server, tables, moves, policy, rng, timings, None)
+    backend_after = backend_cpu()
+    if backend_before and backend_after and backend_before[0] == backend_after[0]:
+        into["backend_ms"].append((backend_after[1] - backend_before[1]) * 1000 / moves)
     into["full"] += gc.get_stats()[2]["collections"] - full_before
     start = user_cpu()
     gc.collect()  # the heap this stretch leaves, as the collector sees it
@@ -251,7 +275,8 @@ def timed(server: Server, tables: list[dict], moves: int, policy: str, rng: rand
 
 def figures() -> dict:
     return {"timings": {k: [] for k in KINDS}, "turns": {k: [] for k in KINDS},
-            "statements": {k: [] for k in KINDS}, "full": 0, "collect_ms": [], "objects": []}
+            "statements": {k: [] for k in KINDS}, "full": 0, "collect_ms": [], "objects": [],
+            "backend_ms": []}
 
 
 def summary(state: dict) -> dict:
@@ -294,6 +319,10 @@ def measure(label: str, make, moves: int, rounds: int, policy: str) -> None:
         out.append(f"{path} {statistics.median(result['turns'][kind]):5.2f} ms CPU (mean "
                    f"{result['mean'][kind]:.2f}; rounds: {per_round}), statements "
                    f"{'/'.join(map(str, result['counts'][kind]))}")
+    if state["backend_ms"]:
+        per_round = " ".join(f"{m:.2f}" for m in state["backend_ms"])
+        out.append(f"PostgreSQL {statistics.median(state['backend_ms']):5.2f} ms CPU per move "
+                   f"(its read and its move; rounds: {per_round})")
     print(f"{label:<34} " + "   ".join(out), flush=True)
 
 
