@@ -80,17 +80,30 @@ def publish(messages: list[tuple[str, dict]]) -> bool:
     return True
 
 
+def game_event(game, kind: str) -> dict:
+    """What a player's stream says of ``game``'s start or end (``kind``: :data:`STARTED`,
+    :data:`ENDED`), besides its id and seq: all of it public to the table."""
+    event = {"kind": game.kind, "status": game.status}
+    if kind == ENDED:
+        event["winners"] = list(game.winners or [])
+    return event
+
+
 def game_changed(game_id, seq: int, version: int, users: Iterable[tuple[int, str]] = (),
-                 told: Iterable[tuple[int, dict]] = ()) -> None:
+                 told: Iterable[tuple[int, dict]] = (), event: dict | None = None) -> None:
     """Once the transaction commits: wake the streams of ``game_id`` (now at ``seq`` and
     ``version``) and the streams of each ``(user id, kind)`` in ``users``; ``told``: ``(user id,
     decision)`` for each decision given to a player (``{}``, or what their stream sends of it:
-    ``games.streams.UserStream``; on their own channel only)."""
+    ``games.streams.UserStream``; on their own channel only); ``event``: the game's start or end
+    as :func:`game_event` tells it, sent with the :data:`STARTED` and :data:`ENDED` wakes (their
+    users are the game's players), so that their streams need not read the game."""
     if not settings.REDIS_URL:
         return
     game = str(game_id)
     messages = [(game_channel(game), {"game": game, "seq": seq, "version": version})]
-    messages += [(user_channel(user), {"game": game, "seq": seq, "kind": kind})
+    messages += [(user_channel(user), {"game": game, "seq": seq, "kind": kind,
+                                       **({"event": event} if event is not None
+                                          and kind in (STARTED, ENDED) else {})})
                  for user, kind in dict.fromkeys(users)]
     messages += [(user_channel(user), {"game": game, "seq": seq, "kind": DECISION,
                                        **({"decision": decision} if decision else {})})

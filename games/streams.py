@@ -206,7 +206,9 @@ class UserStream:
             games = set()
             for wake in wakes:
                 kind = wake.get("kind")
-                if kind in (push.STARTED, push.ENDED):
+                if kind in (push.STARTED, push.ENDED) and "event" in wake:
+                    out += self._game_told(wake)
+                elif kind in (push.STARTED, push.ENDED):
                     out += self._game_event(wake["game"], kind)
                 elif kind == push.DECISION and "decision" in wake:
                     out += self._told(wake)
@@ -229,16 +231,20 @@ class UserStream:
 
     def quick(self, wakes: list[dict]) -> Step | None:
         """The step when none of ``wakes`` needs the database (a decision told with its legal
-        moves, a move of this user's, which changes nothing here), run where it is called (the
-        event loop: no thread, no connection check); ``None`` when one of them does."""
+        moves, a game's start or end told with what the stream says of it, a move of this
+        user's, which changes nothing here), run where it is called (the event loop: no thread,
+        no connection check); ``None`` when one of them does."""
         if not all(wake.get("kind") == push.MOVED
                    or (wake.get("kind") == push.DECISION and "decision" in wake)
+                   or (wake.get("kind") in (push.STARTED, push.ENDED) and "event" in wake)
                    for wake in wakes):
             return None
         out: list[bytes] = []
         for wake in wakes:
             if wake.get("kind") == push.DECISION:
                 out += self._told(wake)
+            elif wake.get("kind") in (push.STARTED, push.ENDED):
+                out += self._game_told(wake)
         return Step(out)
 
     def _told(self, wake: dict) -> list[bytes]:
@@ -274,16 +280,25 @@ class UserStream:
         return out
 
     def _game_event(self, game_id: str, kind: str) -> list[bytes]:
+        """A game's start or end told without what the stream says of it: read."""
         game = selectors.find_game(game_id)
         if game is None:
             return []
         seats = selectors.seats_of(game)
         if not any(seat.user_id == self.user.pk for seat in seats):
             return []
-        data = {"game": game_id, "kind": game.kind, "seq": game.seq, "status": game.status}
-        if kind == push.ENDED:
-            data["winners"] = list(game.winners or [])
-        return [sse("game_started" if kind == push.STARTED else "game_ended", data)]
+        return [_game_sse(kind, game_id, game.seq, push.game_event(game, kind))]
+
+    def _game_told(self, wake: dict) -> list[bytes]:
+        """A game's start or end as the write path told it (on this user's own channel: the
+        write path wakes the game's players only), sent as it is, no read."""
+        return [_game_sse(wake["kind"], wake["game"], wake["seq"], wake["event"])]
+
+
+def _game_sse(kind: str, game_id: str, seq: int, event: dict) -> bytes:
+    return sse("game_started" if kind == push.STARTED else "game_ended",
+               {"game": game_id, "kind": event["kind"], "seq": seq, "status": event["status"],
+                **({"winners": event["winners"]} if "winners" in event else {})})
 
 
 # --------------------------------------------------------------------------------------------

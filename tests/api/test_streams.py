@@ -5,6 +5,8 @@ play through its stream, one ``POST`` per move."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from knox.models import AuthToken
 
@@ -366,3 +368,58 @@ def test_a_user_streams_step_needs_no_database_for_a_told_decision(four):
     assert again.messages == []
     assert stream.quick([{"game": str(game.pk), "seq": 3, "kind": push.STARTED}]) is None
     assert stream.quick([{"game": str(game.pk), "seq": 3, "kind": push.DECISION}]) is None
+
+
+def parse_sse(message: bytes) -> tuple[str, dict]:
+    lines = dict(line.split(": ", 1) for line in message.decode().strip().split("\n"))
+    return lines["event"], json.loads(lines["data"])
+
+
+def test_a_user_streams_step_needs_no_database_for_a_told_start_or_end(four):
+    """A game's start or end told by the write path with what the stream says of it: sent
+    without a read, as the read would have sent it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games import push
+    from games.streams import UserStream, Viewer
+
+    users, game = four
+    stream = UserStream(Viewer(user=users[0]))
+    started = {"game": str(game.pk), "seq": 0, "kind": push.STARTED,
+               "event": {"kind": "mascarade", "status": "active"}}
+    ended = {"game": str(game.pk), "seq": 41, "kind": push.ENDED,
+             "event": {"kind": "mascarade", "status": "finished", "winners": [2]}}
+    with CaptureQueriesContext(connection) as queries:
+        step = stream.quick([started, ended])
+    assert len(queries) == 0
+    assert [parse_sse(m) for m in step.messages] == [
+        ("game_started", {"game": str(game.pk), "kind": "mascarade", "seq": 0,
+                          "status": "active"}),
+        ("game_ended", {"game": str(game.pk), "kind": "mascarade", "seq": 41,
+                        "status": "finished", "winners": [2]})]
+    # Without it (a message of an older writer): the full step reads the game, and says the same.
+    read = stream.step([{"game": str(game.pk), "seq": 0, "kind": push.STARTED}], False)
+    assert [parse_sse(m) for m in read.messages] == [
+        ("game_started", {"game": str(game.pk), "kind": "mascarade", "seq": game.seq,
+                          "status": "active"})]
+
+
+def test_the_write_path_tells_the_players_streams_the_start_with_what_they_say(
+        transactional_db, settings, monkeypatch, django_capture_on_commit_callbacks):
+    from games import push
+
+    settings.REDIS_URL = "redis://127.0.0.1:6379/15"
+    published = []
+    monkeypatch.setattr(push, "publish", lambda messages: published.extend(messages) or True)
+    users = [UserFactory() for _ in range(4)]
+    body = services.create_game(users[0], "mascarade", {"players": 4}).body
+    for user in users[1:]:
+        with django_capture_on_commit_callbacks(execute=True):
+            services.join_game(user, body["id"])
+    starts = {channel: message for channel, message in published
+              if message.get("kind") == push.STARTED}
+    assert set(starts) == {push.user_channel(user.pk) for user in users}
+    assert all(message == {"game": body["id"], "seq": 0, "kind": push.STARTED,
+                           "event": {"kind": "mascarade", "status": "active"}}
+               for message in starts.values())
