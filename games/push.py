@@ -90,20 +90,22 @@ def game_event(game, kind: str) -> dict:
 
 
 def game_changed(game_id, seq: int, version: int, users: Iterable[tuple[int, str]] = (),
-                 told: Iterable[tuple[int, dict]] = (), event: dict | None = None) -> None:
+                 told: Iterable[tuple[int, dict]] = (),
+                 events: dict[str, dict] | None = None) -> None:
     """Once the transaction commits: wake the streams of ``game_id`` (now at ``seq`` and
     ``version``) and the streams of each ``(user id, kind)`` in ``users``; ``told``: ``(user id,
     decision)`` for each decision given to a player (``{}``, or what their stream sends of it:
-    ``games.streams.UserStream``; on their own channel only); ``event``: the game's start or end
-    as :func:`game_event` tells it, sent with the :data:`STARTED` and :data:`ENDED` wakes (their
-    users are the game's players), so that their streams need not read the game."""
+    ``games.streams.UserStream``; on their own channel only); ``events``: the game's start or
+    end (by kind, :data:`STARTED` or :data:`ENDED`) as :func:`game_event` tells it, sent with the
+    wakes of that kind (their users are the game's players), so that their streams need not read
+    the game."""
     if not settings.REDIS_URL:
         return
     game = str(game_id)
     messages = [(game_channel(game), {"game": game, "seq": seq, "version": version})]
+    events = events or {}
     messages += [(user_channel(user), {"game": game, "seq": seq, "kind": kind,
-                                       **({"event": event} if event is not None
-                                          and kind in (STARTED, ENDED) else {})})
+                                       **({"event": events[kind]} if kind in events else {})})
                  for user, kind in dict.fromkeys(users)]
     messages += [(user_channel(user), {"game": game, "seq": seq, "kind": DECISION,
                                        **({"decision": decision} if decision else {})})

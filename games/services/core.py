@@ -132,8 +132,9 @@ class Table:
     written: int = 0
     #: The users whose streams are woken once committed, and why (``games.push``).
     wake: list[tuple[int, str]] = field(default_factory=list)
-    #: The game's start or end as its players' streams tell it (``games.push.game_changed``).
-    event: dict | None = None
+    #: The game's start or end (by wake kind) as its players' streams tell it
+    #: (``games.push.game_changed``).
+    events: dict[str, dict] = field(default_factory=dict)
 
     # --- reads under the lock -----------------------------------------------------------------
 
@@ -447,7 +448,7 @@ def commit_many(tables: list[Table]) -> list[Table]:
         if table.started or table.ended:
             kind = push.STARTED if table.started else push.ENDED
             table.wake += [(seat.user_id, kind) for seat in table.seats if seat.user_id]
-            table.event = push.game_event(table.game, kind)
+            table.events[kind] = push.game_event(table.game, kind)
         if table.mover is not None:
             table.wake += [(seat.user_id, push.MOVED) for seat in table.seats
                            if seat.position == table.mover and seat.user_id]
@@ -468,8 +469,8 @@ def finish(tables: list[Table]) -> None:
             continue
         if push.enabled():
             push.game_changed(game.pk, game.seq, game.version, table.wake, _told(table),
-                              table.event)
-        table.wake, table.event = [], None
+                              table.events)
+        table.wake, table.events = [], {}
         if game.status != Game.Status.ACTIVE:
             continue
         if table.bots_maybe and any(row.bot for row in table.pending):

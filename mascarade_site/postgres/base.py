@@ -18,11 +18,12 @@ each check, see :mod:`mascarade_site.perf`) puts Django's own check back, for
 It also gives each new connection a ``timestamptz`` loader (:class:`UTCTimestamptzLoader`) that
 reads with psycopg's own (in C with psycopg's binary package) while the session's time zone is
 UTC, as Django sets it. Django puts on every connection a loader written in Python, which parses
-each value then sets its time zone, and a move reads a few dozen such values; with a UTC session
-psycopg's gives the same values, in ``datetime.timezone.utc`` as Django's. It is registered from
-Django's ``connection_created`` signal through psycopg's public adapters map, and it has the
-``timezone`` Django compares with its own before each cursor (equal: Django leaves it in place).
-``PERF_OFF=timestamptz`` (read as each query's loaders are made) reads with Django's loader.
+each value then sets its time zone, and a request reads about twenty such values; with a UTC
+session psycopg's gives the same values, in ``datetime.timezone.utc`` as Django's. It is
+registered from Django's ``connection_created`` signal through psycopg's public adapters map,
+and it has the ``timezone`` Django compares with its own before each cursor (equal: Django
+leaves it in place). ``PERF_OFF=timestamptz`` (read as each query's loaders are made) reads with
+Django's loader.
 
 ``ENGINE: "mascarade_site.postgres"`` (the settings choose it for a ``postgres://`` URL).
 """
@@ -64,10 +65,13 @@ class UTCTimestamptzLoader(adapt.Loader):
         utc = (self.connection is not None
                and self.connection.pgconn.parameter_status(b"TimeZone") == b"UTC")
         chosen = _PSYCOPG_TIMESTAMPTZ if utc and perf.on("timestamptz") else _DjangoUTCLoader
-        self.load = chosen(oid, context).load
+        self._chosen = chosen(oid, context)
+        # The chosen loader's own method, found on the instance before the class's: psycopg
+        # calls it for each value, with no frame of this class's in between.
+        self.load = self._chosen.load
 
-    def load(self, data):  # replaced in __init__ (psycopg's Loader declares it)
-        raise NotImplementedError
+    def load(self, data):
+        return self._chosen.load(data)
 
 
 @receiver(connection_created, dispatch_uid="mascarade_site.postgres.timestamptz")
