@@ -12,13 +12,31 @@
    htmx's SSE extension, sse-connect), each "game" message refreshes the live part at once
    (hx-trigger "sse:game"), and the polling stays quiet while the stream is open; when the
    stream is not open (blocked by a proxy, the server restarting, an error) the polling does
-   the work again, until the stream opens anew. */
+   the work again, until the stream opens anew.
+
+   Once the reader sent a form of their own that leaves the page (a join, a form without htmx),
+   the live part is no longer refreshed: a refresh then could swap the form away, or reload the
+   page (the waiting room does once the game started), and cut the reader's own navigation
+   short. Should that navigation not come (stopped by the reader), the refreshes start again
+   after LEAVING_MS, or when the page shows again from the browser's cache. */
 (function () {
   "use strict";
 
   var HIDDEN_MS = 30000;
+  var LEAVING_MS = 15000;
   var last = 0;
   var saved = null;
+  // The reader's own form is on its way (a navigation away from this page).
+  var leaving = false;
+  var leavingTimer = null;
+
+  document.addEventListener("submit", function (event) {
+    if (event.defaultPrevented) { return; }  // (a form htmx sends: the page stays)
+    leaving = true;
+    clearTimeout(leavingTimer);
+    leavingTimer = setTimeout(function () { leaving = false; }, LEAVING_MS);
+  });
+  window.addEventListener("pageshow", function () { leaving = false; });
   // The event stream is open (htmx:sseOpen) and no error came since.
   var streaming = false;
 
@@ -135,7 +153,7 @@
   // A hidden tab asks every 30 seconds only; the ETag of what is shown goes with each request.
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (!live(event)) { return; }
-    if (streaming && polled(event)) {
+    if (leaving || (streaming && polled(event))) {
       event.preventDefault();
       return;
     }

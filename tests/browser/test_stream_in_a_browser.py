@@ -79,3 +79,42 @@ def test_with_the_stream_blocked_the_polling_brings_the_move(server, chromium,  
     seq = someone_moves(game)
     page.locator("#live .history li", has_text=f"#{seq} ").first.wait_for(timeout=8000)
     assert any(url.endswith(f"/games/{game.pk}/live/") or "/live/" in url for url in requests)
+
+
+def test_a_join_answered_after_the_game_started_is_not_cut_short(server, chromium,  # noqa: F811
+                                                                  monkeypatch):
+    """The waiting room reloads itself once the game started (``HX-Refresh``, on the stream's
+    word). The last player's own join starts it: while its answer is still on the way, the
+    stream says so, and the page must not reload over the join's navigation."""
+    import time
+
+    from games.models import Game
+
+    users = [UserFactory(username=name) for name in ("qed", "rio", "sam", "tia")]
+    game_id = services.create_game(users[0], "mascarade", {"players": 4}).body["id"]
+    for user in users[1:3]:
+        services.join_game(user, game_id)
+    page, requests = table(chromium, server, users[3], None, monkeypatch, poll_seconds=600)
+    streams: list[int] = []
+    page.on("response", lambda response: streams.append(response.status)
+            if response.url.endswith(f"/api/v1/games/{game_id}/stream/") else None)
+    page.goto(f"{server}/games/{game_id}/")
+    for _ in range(40):
+        if streams:
+            break
+        page.wait_for_timeout(200)
+    assert streams == [200], requests
+
+    def answered_late(route):
+        answer = route.fetch(max_redirects=0)  # the join reaches the server: the game starts
+        time.sleep(2)  # meanwhile the page's stream says the game started
+        route.fulfill(response=answer)
+
+    page.route(f"**/games/{game_id}/join/", answered_late)
+    sent = len(requests)
+    with page.expect_navigation(timeout=15000):
+        page.locator("text=Join this game").click()
+    assert Game.objects.get(pk=game_id).status == Game.Status.ACTIVE
+    page.locator("#live .banner").wait_for(timeout=8000)
+    # Nothing of the waiting room was asked again once the join was on its way.
+    assert not [url for url in requests[sent:] if "since=open" in url], requests[sent:]
