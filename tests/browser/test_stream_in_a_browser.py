@@ -45,6 +45,19 @@ def table(chromium, base, user, game, monkeypatch, poll_seconds):  # noqa: F811
     return page, requests
 
 
+def open_with_its_stream(page, base, game_id, requests: list[str]) -> None:
+    """The game's page, once its event stream answered (200)."""
+    streams: list[int] = []
+    page.on("response", lambda response: streams.append(response.status)
+            if response.url.endswith(f"/api/v1/games/{game_id}/stream/") else None)
+    page.goto(f"{base}/games/{game_id}/")
+    for _ in range(40):
+        if streams:
+            break
+        page.wait_for_timeout(200)
+    assert streams == [200], requests
+
+
 def test_a_move_comes_in_through_the_stream(server, chromium, monkeypatch):  # noqa: F811
     users = [UserFactory(username=name) for name in ("ida", "jon", "kim", "lea")]
     game = start_game(users[0], users[1:], options={"players": 4})
@@ -52,15 +65,7 @@ def test_a_move_comes_in_through_the_stream(server, chromium, monkeypatch):  # n
     refused: list[str] = []
     page, requests = table(chromium, server, watcher, game, monkeypatch, poll_seconds=600)
     watch_console(page, refused)
-    streams: list[int] = []
-    page.on("response", lambda response: streams.append(response.status)
-            if response.url.endswith(f"/api/v1/games/{game.pk}/stream/") else None)
-    page.goto(f"{server}/games/{game.pk}/")
-    for _ in range(40):
-        if streams:
-            break
-        page.wait_for_timeout(200)
-    assert streams == [200], requests
+    open_with_its_stream(page, server, game.pk, requests)
     seq = someone_moves(game)
     page.locator("#live .history li", has_text=f"#{seq} ").first.wait_for(timeout=8000)
     seq = someone_moves(game)
@@ -95,15 +100,7 @@ def test_a_join_answered_after_the_game_started_is_not_cut_short(server, chromiu
     for user in users[1:3]:
         services.join_game(user, game_id)
     page, requests = table(chromium, server, users[3], None, monkeypatch, poll_seconds=600)
-    streams: list[int] = []
-    page.on("response", lambda response: streams.append(response.status)
-            if response.url.endswith(f"/api/v1/games/{game_id}/stream/") else None)
-    page.goto(f"{server}/games/{game_id}/")
-    for _ in range(40):
-        if streams:
-            break
-        page.wait_for_timeout(200)
-    assert streams == [200], requests
+    open_with_its_stream(page, server, game_id, requests)
 
     def answered_late(route):
         answer = route.fetch(max_redirects=0)  # the join reaches the server: the game starts
