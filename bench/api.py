@@ -601,6 +601,37 @@ async def watch_cpu(seen: dict, stop: asyncio.Event) -> None:
             await asyncio.wait_for(stop.wait(), 0.5)
 
 
+def web_worker_of(ports: set[int]) -> dict[int, int]:
+    """For clients' connections to the web server, named by their local ports: the web server
+    process (pid) that holds each one (read from /proc: Linux; empty elsewhere). A worker keeps
+    the connections it accepted, so this is each worker's share of the clients."""
+    inodes: dict[int, int] = {}  # socket inode -> the client's port
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            remote = int(fields[2].rsplit(":", 1)[1], 16)
+            if remote in ports and fields[3] == "01":  # ESTABLISHED, the server's end
+                inodes[int(fields[9])] = remote
+    out: dict[int, int] = {}
+    for pid, (group, _used) in cpu_seconds().items():
+        if group != "web":
+            continue
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                    if link.startswith("socket:["):
+                        port = inodes.get(int(link[8:-1]))
+                        if port is not None:
+                            out[port] = pid
+    return out
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")

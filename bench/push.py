@@ -11,7 +11,10 @@ The runs: the open loop first (``--open-clients``, 50, offering ``--push-rates``
 moves/s together, on a schedule from a random phase; a move's time counts from its due time to
 its answer, the wait for its decision included), then the closed loop at each of ``--clients``
 (10, 50, 200). Each prints moves/s, the ``POST`` p50/p95/p99 (from its sending), the cores used
-by the web server, uvicorn, PostgreSQL, Redis and the clients, and per move. Before them, the
+by the web server, uvicorn, PostgreSQL, Redis and the clients, and per move; and how the clients'
+connections were shared between the web server's workers, read from /proc at the run's end, with
+the lowest and highest mean ``POST`` of each worker's clients (a worker keeps the connections it
+accepted: in a closed loop, the clients of the one that holds more wait longer). Before them, the
 statements one move costs, counted in this process: the ``POST`` through Django's WSGI handler
 (bench/api_cpu.py's count: psycopg's cursors, BEGIN and COMMIT included) and the step of the
 awaited player's stream that sends the next decision.
@@ -157,6 +160,13 @@ class PushClient:
         await asyncio.gather(*(s.opened for s in self.streams))
         _t, self.conn = await loop.create_connection(self.kept_alive, "127.0.0.1", self.api_port)
 
+    def port(self) -> int | None:
+        """The local port of this client's connection to the web server, if open."""
+        if self.conn is None or self.conn.closed or self.conn.transport is None:
+            return None
+        sockname = self.conn.transport.get_extra_info("sockname")
+        return sockname[1] if sockname else None
+
     def close(self) -> None:
         for stream in self.streams:
             if stream.transport is not None:
@@ -239,7 +249,7 @@ class PushClient:
 
 def run_push(api_port: int, stream_port: int, groups: list[dict],
              seconds: float, warm: float, rate: float = 0.0) -> dict:
-    from api import LATE_MS, measure_cpu, percentile, run_without_collections
+    from api import LATE_MS, measure_cpu, percentile, run_without_collections, web_worker_of
 
     interval = len(groups) / rate if rate else 0.0
     clients = [PushClient(api_port, stream_port, group, i, interval)
@@ -258,14 +268,16 @@ def run_push(api_port: int, stream_port: int, groups: list[dict],
             c.errors.clear()
         elapsed, cpu = await measure_cpu(seconds)
         snapshot = [(c.moves, list(c.post_ms), dict(c.errors), list(c.move_ms)) for c in clients]
+        ports = [c.port() for c in clients]
+        workers = web_worker_of({port for port in ports if port})
         stop.set()
         await asyncio.wait(tasks, timeout=30)
         for task in tasks:
             if task.done() and task.exception() is not None:
                 raise task.exception()
-        return elapsed, snapshot, cpu
+        return elapsed, snapshot, cpu, [workers.get(port) for port in ports]
 
-    elapsed, snapshot, cpu = run_without_collections(measure)
+    elapsed, snapshot, cpu, worker = run_without_collections(measure)
     post = [ms for s in snapshot for ms in s[1]]
     errors: dict[int, int] = {}
     for s in snapshot:
@@ -273,12 +285,22 @@ def run_push(api_port: int, stream_port: int, groups: list[dict],
             errors[code] = errors.get(code, 0) + n
     result = {"moves_per_s": sum(s[0] for s in snapshot) / elapsed,
               "post": [percentile(post, q) for q in (0.5, 0.95, 0.99)], "errors": errors,
-              "cpu": cpu}
+              "cpu": cpu, "workers": by_worker(snapshot, worker)}
     if rate:
         answered = [ms for s in snapshot for ms in s[3]]
         result.update(offered=rate, move=[percentile(answered, q) for q in (0.5, 0.95, 0.99)],
                       late=sum(ms > LATE_MS for ms in answered), answered=len(answered))
     return result
+
+
+def by_worker(snapshot: list, worker: list[int | None]) -> list[tuple[int, float, float]]:
+    """For each web worker (the busiest first): how many of the clients' connections it held,
+    and the lowest and highest of those clients' mean ``POST`` latency (ms)."""
+    means: dict[int, list[float]] = {}
+    for (_moves, post_ms, _errors, _move_ms), pid in zip(snapshot, worker, strict=True):
+        if pid is not None and post_ms:
+            means.setdefault(pid, []).append(sum(post_ms) / len(post_ms))
+    return sorted(((len(m), min(m), max(m)) for m in means.values()), reverse=True)
 
 
 def report(label: str, result: dict) -> None:
@@ -293,6 +315,10 @@ def report(label: str, result: dict) -> None:
         print(f"{'':<40} a move from its due time to its answer: p50 {move[0]:6.1f}  "
               f"p95 {move[1]:6.1f}  p99 {move[2]:6.1f} ms; late by over {LATE_MS:.0f} ms: "
               f"{result['late']} of {result['answered']}", flush=True)
+    if len(result["workers"]) > 1:
+        print(f"{'':<40} the web workers' share of the connections: "
+              + ", ".join(f"{n} (a client's mean POST {low:.0f} to {high:.0f} ms)"
+                          for n, low, high in result["workers"]), flush=True)
     if result["moves_per_s"]:
         share = "  ".join(f"{name} {used * 100:.0f} %" + (
             "" if name == "others" else f" ({used * 1000 / result['moves_per_s']:.2f} ms/move)")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.api import start_web_command
+from bench.api import start_web_command, web_worker_of
 
 from .servers import PID_APP, assert_kept_alive_and_spread, free_port, listening
 
@@ -81,6 +81,28 @@ def test_connections_are_kept_alive_and_spread_over_the_workers(pid_server):
     and both workers serve a fair share of them."""
     port, _args = pid_server
     assert_kept_alive_and_spread(port)
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc (Linux)")
+def test_the_bench_finds_the_worker_that_holds_each_connection(pid_server):
+    """``bench/push.py`` prints each worker's share of the clients' connections: the worker
+    that ``bench.api.web_worker_of`` finds in /proc for each connection is the one that answers
+    on it."""
+    port, _args = pid_server
+    connections = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(40)]
+    try:
+        for connection in connections:  # all at once, as the bench's clients
+            connection.connect()
+        answered = {}
+        for connection in connections:
+            connection.request("GET", "/")
+            answer = connection.getresponse()
+            answered[connection.sock.getsockname()[1]] = int(answer.read())
+        assert len(set(answered.values())) == 2, answered  # (both workers: a real test)
+        assert web_worker_of(set(answered)) == answered
+    finally:
+        for connection in connections:
+            connection.close()
 
 
 def test_an_idle_connection_outlives_nginxs_own():
