@@ -396,7 +396,7 @@ def main(args, env: dict[str, str], api_port: int, analyze) -> None:
     from urllib.parse import urlsplit
 
     import api
-    from api import free_port, warm_up
+    from api import free_port, levels, rates, warm_up
 
     # (this module's copy of bench/api.py, imported by name, counts the bench's own backends)
     api.BENCH_DB = urlsplit(env["DATABASE_URL"]).path.lstrip("/").encode()
@@ -424,11 +424,11 @@ def main(args, env: dict[str, str], api_port: int, analyze) -> None:
               f"the stream's step telling the next decision {steps:.1f}", flush=True)
         n = args.open_clients
         if n > 0:
-            for rate in [float(r) for r in args.push_rates.split(",") if r.strip()]:
+            for rate in rates(args.push_rates):
                 report(f"{n:>3} clients, offered {rate:5g} moves/s",
                        run_push(api_port, stream_port,
                                 groups_for(n, rate), args.seconds, warm, rate))
-        for clients in [int(c) for c in args.clients.split(",") if c.strip()]:
+        for clients in levels(args.clients):  # (--clients 0: no closed-loop run)
             report(f"{clients:>3} clients, closed loop",
                    run_push(api_port, stream_port,
                             groups_for(clients, 700.0), args.seconds, warm))
