@@ -416,7 +416,7 @@ def main() -> None:
     for name, value in defaults.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
-    from bench.api import fresh_database, make_tables, server_env
+    from bench.api import fresh_database, interpreter, make_tables, server_env
 
     db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
     env = server_env(db_url)
@@ -430,8 +430,9 @@ def main() -> None:
 
     counter = iter(range(10**9))
     print(f"one process, PostgreSQL {db_url.rsplit('/', 1)[-1]}, cache "
-          f"{'Redis' if settings.REDIS_URL else 'local memory'}; user CPU per request; every "
-          f"trick on, {args.rounds} rounds of {args.moves} timed moves:", flush=True)
+          f"{'Redis' if settings.REDIS_URL else 'local memory'}; {interpreter()}; user CPU "
+          f"per request; every trick on, {args.rounds} rounds of {args.moves} timed moves:",
+          flush=True)
 
     def random_games(moves: int):
         # Random games end after about 40 moves: enough of them for the moves to play.

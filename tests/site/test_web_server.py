@@ -147,3 +147,28 @@ def test_an_idle_connection_is_closed_after_the_header_read_timeout(tmp_path):
         assert idle_then_closed(3.0)
     finally:
         stop(proc)
+
+
+def test_the_bench_names_the_interpreter_and_its_optimization_flags(monkeypatch):
+    """The benches print which Python runs them and whether its configure line asked for the
+    optimizations the production image's interpreter is built with (README, "The
+    interpreter")."""
+    import sys
+    import sysconfig
+
+    from bench.api import interpreter
+
+    said = interpreter()
+    assert said.startswith(f"Python {sys.version.split()[0]} ({os.path.realpath(sys.executable)}, ")
+
+    def configured(line):
+        monkeypatch.setattr(sysconfig, "get_config_var",
+                            lambda name: line if name == "CONFIG_ARGS" else None)
+        return interpreter()
+
+    assert configured("'--enable-shared' '--enable-optimizations' '--with-lto'").endswith(
+        "its configure line has --enable-optimizations --with-lto)")
+    assert configured("'--enable-shared' '--enable-optimizations'").endswith(
+        "its configure line has --enable-optimizations)")
+    assert configured(None).endswith(
+        "its configure line names neither --enable-optimizations nor --with-lto)")
