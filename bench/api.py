@@ -106,7 +106,7 @@ def interpreter() -> str:
     flags = [flag for flag in ("--enable-optimizations", "--with-lto") if flag in args]
     built = (f"its configure line has {' '.join(flags)}" if flags else
              "its configure line names neither --enable-optimizations nor --with-lto")
-    return (f"Python {sys.version.split()[0]} ({os.path.realpath(sys.executable)}, {built})")
+    return f"Python {sys.version.split()[0]} ({os.path.realpath(sys.executable)}, {built})"
 
 
 def bench_redis_url(url: str) -> str:
