@@ -1,5 +1,9 @@
 #!/bin/sh
-# The Celery worker (no beat: the beat process runs alone, so periodic tasks run once).
+# A Celery worker (no beat: the beat process runs alone, so periodic tasks run once), taking
+# the queues of CELERY_QUEUES ("celery": bots, deadlines, mail...; the compose file's
+# webhook-worker takes "webhooks" on threads: CELERY_POOL=threads).
 set -eu
 exec celery -A mascarade_site worker --loglevel "${CELERY_LOG_LEVEL:-INFO}" \
+    --queues "${CELERY_QUEUES:-celery}" \
+    --pool "${CELERY_POOL:-prefork}" \
     --concurrency "${CELERY_CONCURRENCY:-2}"

@@ -503,6 +503,8 @@ class WebhookEndpoint(models.Model):
     active = models.BooleanField(_("active"), default=True)
     # Failed attempts in a row (any delivery of this endpoint); a success resets it.
     failures_in_row = models.PositiveIntegerField(default=0)
+    # The first failure of those in a row (none since: null).
+    failing_since = models.DateTimeField(null=True, blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
     disabled_reason = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

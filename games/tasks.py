@@ -62,8 +62,8 @@ def refresh_snapshot(game_id: str) -> bool:
 @shared_task(name="games.sweep", ignore_result=True)
 def sweep() -> dict[str, int]:
     """The periodic sweep (Celery beat): deadlines falling due before the next sweep, due
-    deadlines, lost bot turns, reminders, undelivered messages, webhook retries (and those whose
-    task was lost), expired idempotency keys.
+    deadlines, lost bot turns, reminders, undelivered messages, expired idempotency keys (the
+    webhooks have a sweep of their own, on their own queue: :func:`webhook_sweep`).
     Everything here is also safe to run twice at once."""
     return {
         "anticipated": services.anticipate_deadlines(),
@@ -72,9 +72,22 @@ def sweep() -> dict[str, int]:
         "bots": services.play_stale_bots(),
         "reminders": notifications.queue_reminders(),
         "delivered": notifications.deliver_due(),
-        "webhooks": webhooks.deliver_due(),
         "idempotency_keys": services.forget_old_keys(),
     }
+
+
+@shared_task(name="games.webhook_sweep", ignore_result=True)
+def webhook_sweep() -> int:
+    """The webhooks' periodic sweep (queue ``webhooks``): due retries, and posts whose task was
+    lost. Safe to run twice at once."""
+    return webhooks.deliver_due()
+
+
+@shared_task(name="games.forget_webhook_deliveries", ignore_result=True)
+def forget_webhook_deliveries() -> int:
+    """Daily: the deliveries made or abandoned longer than ``WEBHOOK_KEEP_DAYS`` ago deleted
+    (safe to run twice or late)."""
+    return webhooks.forget_old()
 
 
 @shared_task(name="games.chat_digest", ignore_result=True)

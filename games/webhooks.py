@@ -4,8 +4,10 @@ Nothing here knows a model: :mod:`games.services.webhooks` keeps the endpoints a
 calls :func:`check` (at registration, and again before every attempt) and :func:`post`.
 
 **Where we post.** ``https://`` URLs only, without credentials, on port 443 or an unprivileged
-port (1024 and up). The host is resolved once (``socket.getaddrinfo``) and refused if *any* of its
-addresses is private, loopback, link-local, multicast, reserved, unspecified, shared (CGNAT) or
+port (1024 and up). The host is resolved once (``socket.getaddrinfo``, on a thread of a small
+pool, so that a name server that never answers holds nobody longer than :data:`RESOLVE_TIMEOUT`
+at registration, or than an attempt's :data:`TIMEOUT`) and refused if *any* of its addresses is
+private, loopback, link-local, site-local, multicast, reserved, unspecified, shared (CGNAT) or
 otherwise not global, IPv4-mapped, 6to4 and NAT64 forms of IPv6 addresses judged by the IPv4
 address inside them. The post then connects to one of the very addresses that were checked,
 never resolving the name again (a DNS answer that changes between the check and the connection,
@@ -13,9 +15,9 @@ never resolving the name again (a DNS answer that changes between the check and 
 the certificate) and the ``Host`` header names it. The hosts of the ``WEBHOOK_ALLOWED_HOSTS``
 setting (tests, development) may take plain ``http://``, any port and any address.
 
-**How we post.** One ``POST`` of the stored body, with a 5-second limit for the whole exchange
-(connection, TLS, request, answer); redirects are never followed (a 3xx answer is a failure, its
-``Location`` recorded); any 2xx answer is a success.
+**How we post.** One ``POST`` of the stored body, with a 5-second limit for the whole attempt
+(the host's resolution, connection, TLS, request, answer); redirects are never followed (a
+3xx answer is a failure, its ``Location`` recorded); any 2xx answer is a success.
 
 **The signature.** ``Mascarade-Signature: t=<unix seconds>,v1=<hex>``, where ``<hex>`` is
 HMAC-SHA256 keyed with the endpoint's secret (the whole string, ``whsec_`` included, as UTF-8)
@@ -25,11 +27,13 @@ over ``f"{t}."`` as bytes followed by the body's bytes. Receivers check it with
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import hmac
 import http.client
 import ipaddress
+import os
 import socket
 import ssl
 import threading
@@ -41,8 +45,16 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils.translation import gettext as _
 
-#: The whole exchange (connection, TLS, request and answer) must fit in this many seconds.
+#: The whole attempt (the host's resolution, connection, TLS, request and answer) must fit in
+#: this many seconds.
 TIMEOUT = 5.0
+#: The longest wait for the host's addresses when an endpoint is registered or changed (a web
+#: request waits for it).
+RESOLVE_TIMEOUT = 3.0
+#: Threads resolving host names at once, per process (a lookup that outlives its wait keeps its
+#: thread until the system's resolver gives up; the next ones wait for a free thread, within
+#: their own time limit).
+RESOLVER_THREADS = 4
 USER_AGENT = "MascaradeOnline-Webhooks/1"
 #: The longest URL taken.
 MAX_URL_LENGTH = 2000
@@ -103,6 +115,8 @@ def forbidden_address(address: str) -> bool:
             inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if inner is not None:
             return forbidden_address(str(inner))
+    if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:  # fec0::/10, deprecated
+        return True
     return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast
             or ip.is_reserved or ip.is_unspecified or not ip.is_global)
 
@@ -120,8 +134,8 @@ def parse(url: str) -> tuple[str, str, int, str]:
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError as exc:
-        raise Refused(_("This is not a valid URL (%(error)s).") % {"error": exc}) from exc
+    except ValueError as exc:  # (its words are Python's, in English: not shown)
+        raise Refused(_("This is not a valid URL: check its host and its port.")) from exc
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
     if scheme not in ("https", "http") or not host:
@@ -156,20 +170,56 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def check(url: str, resolve: Resolver | None = None) -> Target:
-    """The URL parsed and its host resolved, every address checked; :class:`Refused` says why
-    not. A host of ``WEBHOOK_ALLOWED_HOSTS`` is resolved but not checked."""
+_pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _resolver_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """This process's resolver threads (made at first use, and again in a forked child, which
+    inherits no thread)."""
+    pid = os.getpid()
+    pool = _pools.get(pid)
+    if pool is None:
+        with _pools_lock:
+            pool = _pools.get(pid)
+            if pool is None:
+                _pools.clear()
+                pool = _pools[pid] = concurrent.futures.ThreadPoolExecutor(
+                    RESOLVER_THREADS, thread_name_prefix="webhook-resolver")
+    return pool
+
+
+def _resolve(resolve: Resolver | None, host: str, port: int, timeout: float) -> list:
+    """``getaddrinfo`` (or ``resolve``) of the host, waited for ``timeout`` seconds at most:
+    :class:`Refused` if it fails or takes longer."""
+    late = Refused(_("The host name %(host)s was not resolved within %(seconds)s seconds.") % {
+        "host": host, "seconds": f"{max(timeout, 0):g}"})
+    if timeout <= 0:
+        raise late
+    # (socket.getaddrinfo looked up at each call: tests replace it)
+    future = _resolver_pool().submit(resolve or socket.getaddrinfo, host, port,
+                                     type=socket.SOCK_STREAM)
+    try:
+        return future.result(timeout)
+    except concurrent.futures.TimeoutError:
+        future.cancel()  # (still waiting for a thread: it will not run)
+        raise late from None
+    except (OSError, UnicodeError) as exc:
+        raise Refused(_("The host name %(host)s could not be resolved.") % {"host": host}
+                      ) from exc
+
+
+def check(url: str, resolve: Resolver | None = None, *,
+          timeout: float | None = None) -> Target:
+    """The URL parsed and its host resolved (within ``timeout`` seconds,
+    :data:`RESOLVE_TIMEOUT` by default), every address checked; :class:`Refused` says why not.
+    A host of ``WEBHOOK_ALLOWED_HOSTS`` is resolved but not checked."""
     scheme, host, port, path = parse(url)
     allowed = host in allowed_hosts()
     if _is_ip(host) and not allowed and forbidden_address(host):
         raise Refused(_("The address %(host)s is private, local or reserved: webhooks go to "
                         "public addresses only.") % {"host": host})
-    resolve = resolve or socket.getaddrinfo
-    try:
-        infos = resolve(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise Refused(_("The host name %(host)s could not be resolved.") % {"host": host}
-                      ) from exc
+    infos = _resolve(resolve, host, port, RESOLVE_TIMEOUT if timeout is None else timeout)
     addresses: list[str] = []
     for _family, _type, _proto, _name, sockaddr in infos:
         if sockaddr[0] not in addresses:
@@ -269,8 +319,10 @@ class _Deadline:
     """Cuts the connection in use when the time is up, whatever the server does (a trickle of
     bytes included): the socket's own timeout bounds each read, not the exchange."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, said: float | None = None):
         self.seconds = seconds
+        #: The limit as errors name it (the attempt's, of which this exchange has what is left).
+        self.said = seconds if said is None else said
         self.end = time.monotonic() + seconds
         self.expired = threading.Event()
         self.connection: http.client.HTTPConnection | None = None
@@ -296,10 +348,11 @@ class _Deadline:
 
 
 def post(target: Target, body: bytes, headers: dict[str, str], *,
-         timeout: float | None = None) -> Result:
+         timeout: float | None = None, said: float | None = None) -> Result:
     """POST ``body`` to a checked target, trying its addresses in turn until one connects; the
-    whole exchange within ``timeout`` (:data:`TIMEOUT`) seconds. Never raises."""
-    with _Deadline(TIMEOUT if timeout is None else timeout) as deadline:
+    whole exchange within ``timeout`` (:data:`TIMEOUT`) seconds (``said``: the limit its errors
+    name, if not that one). Never raises."""
+    with _Deadline(TIMEOUT if timeout is None else timeout, said) as deadline:
         errors: list[str] = []
         for address in target.addresses:
             if deadline.left() <= 0 or deadline.expired.is_set():
@@ -327,7 +380,11 @@ def post(target: Target, body: bytes, headers: dict[str, str], *,
 
 
 def _late(deadline: _Deadline) -> str:
-    return _("no answer within %(seconds)s seconds") % {"seconds": f"{deadline.seconds:g}"}
+    return _no_answer(deadline.said)
+
+
+def _no_answer(seconds: float) -> str:
+    return _("no answer within %(seconds)s seconds") % {"seconds": f"{seconds:g}"}
 
 
 def _exchange(connection: http.client.HTTPConnection, target: Target, body: bytes,
@@ -363,10 +420,16 @@ def _exchange(connection: http.client.HTTPConnection, target: Target, body: byte
 
 def send(url: str, body: bytes, headers: dict[str, str], *, resolve: Resolver | None = None,
          timeout: float | None = None) -> Result:
-    """Check ``url`` again (its host resolved now, every address checked) and post to it: a
-    refusal is a failed attempt like any other."""
+    """Check ``url`` again (its host resolved now, every address checked) and post to it, the
+    whole within ``timeout`` (:data:`TIMEOUT`) seconds, the resolution included: a refusal is a
+    failed attempt like any other."""
+    seconds = TIMEOUT if timeout is None else timeout
+    end = time.monotonic() + seconds
     try:
-        target = check(url, resolve)
+        target = check(url, resolve, timeout=seconds)
     except Refused as exc:
         return Result(False, error=str(exc))
-    return post(target, body, headers, timeout=timeout)
+    left = end - time.monotonic()
+    if left <= 0:
+        return Result(False, error=_no_answer(seconds))
+    return post(target, body, headers, timeout=left, said=seconds)

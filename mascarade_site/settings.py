@@ -202,6 +202,13 @@ else:
     CELERY_RESULT_BACKEND = f"file://{CELERY_DIR / 'results'}"
 
 CELERY_TASK_SERIALIZER = "json"
+# Posts to users' webhook endpoints wait on hosts the site does not control (up to 5 s each):
+# they have a queue of their own, "webhooks", which the compose file's webhook-worker takes on
+# threads, so that slow endpoints never hold up the moves of bots and the deadlines (queue
+# "celery", the worker service). make run's one worker takes both.
+WEBHOOK_QUEUE = "webhooks"
+CELERY_TASK_ROUTES = {name: {"queue": WEBHOOK_QUEUE} for name in (
+    "games.deliver_webhooks", "games.webhook_sweep", "games.forget_webhook_deliveries")}
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
@@ -217,6 +224,11 @@ SWEEP_SECONDS = env.float("SWEEP_SECONDS", default=5.0)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "games-sweep": {"task": "games.sweep", "schedule": SWEEP_SECONDS,
                     "options": {"expires": max(SWEEP_SECONDS * 2, 10)}},
+    # The webhooks' retries (and posts whose task was lost), on their own queue (below).
+    "games-webhook-sweep": {"task": "games.webhook_sweep", "schedule": SWEEP_SECONDS,
+                            "options": {"expires": max(SWEEP_SECONDS * 2, 10)}},
+    "games-forget-webhook-deliveries": {"task": "games.forget_webhook_deliveries",
+                                        "schedule": crontab(minute=30, hour=3)},
     # The daily "new messages at your table" mails (safe to run twice or late).
     "games-chat-digest": {"task": "games.chat_digest",
                           "schedule": crontab(minute=0, hour=env.int("CHAT_DIGEST_HOUR",
@@ -291,6 +303,10 @@ ANYMAIL = {
 WEBHOOK_ALLOWED_HOSTS = [host.strip().lower() for host in
                          env.list("WEBHOOK_ALLOWED_HOSTS", default=[]) if host.strip()]
 WEBHOOK_DISABLE_AFTER = env.int("WEBHOOK_DISABLE_AFTER", default=10)
+# ... and only once it has failed for this long (every attempt since its first failure).
+WEBHOOK_DISABLE_AFTER_HOURS = env.float("WEBHOOK_DISABLE_AFTER_HOURS", default=24.0)
+# Deliveries made or abandoned are listed to their owner (GET .../deliveries/) this many days.
+WEBHOOK_KEEP_DAYS = env.int("WEBHOOK_KEEP_DAYS", default=30)
 
 # --- Internationalisation -----------------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -338,6 +354,9 @@ ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm", "login": "accounts.forms
 API_THROTTLE_USER = env.str("API_THROTTLE_USER", default="1200/minute")
 API_THROTTLE_ANON = env.str("API_THROTTLE_ANON", default="300/minute")
 API_THROTTLE_AUTH = env.str("API_THROTTLE_AUTH", default="30/minute")
+# Changes of webhook endpoints (register, PATCH, ping, new secret), per user: each looks a host
+# up or posts to it.
+API_THROTTLE_WEBHOOKS = env.str("API_THROTTLE_WEBHOOKS", default="60/hour")
 
 # The client's address: how many proxies of the operator's own stand in front of the service and
 # append to X-Forwarded-For (0: none, the default; the address is then the connection's own, and
@@ -371,6 +390,7 @@ REST_FRAMEWORK = {
         "user": API_THROTTLE_USER,
         "anon": API_THROTTLE_ANON,
         "auth": API_THROTTLE_AUTH,
+        "webhooks": API_THROTTLE_WEBHOOKS,
     },
 }
 # API tokens (django-rest-knox): "Authorization: Token <token>", several per user, stored as

@@ -169,3 +169,15 @@ class AuthThrottle(_Throttle):
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class WebhookThrottle(_Throttle, UserRateThrottle):
+    """Changes of webhook endpoints, per user (``API_THROTTLE_WEBHOOKS``): each one looks a host
+    up, or queues a post to it. Reads are not counted."""
+
+    scope = "webhooks"
+
+    def allow_request(self, request, view):
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return True
+        return super().allow_request(request, view)

@@ -15,6 +15,7 @@ from games import selectors
 from games.api.chat import StrictCharField
 from games.api.pagination import Pagination
 from games.api.serializers import StrictBooleanField
+from games.api.throttling import AnonThrottle, UserThrottle, WebhookThrottle
 from games.api.views import error, paginated, validated
 from games.models import (
     WEBHOOK_MAX_ENDPOINTS,
@@ -56,7 +57,10 @@ class WebhookOut(serializers.Serializer):
     active = serializers.BooleanField()
     failures_in_row = serializers.IntegerField(
         help_text="Failed attempts in a row; the endpoint is turned off (and you are told by "
-                  "mail) when they reach the site's limit (10 by default).")
+                  "mail) when they reach the site's limit (10 by default) and it has failed "
+                  "for the site's time (24 hours by default).")
+    failing_since = serializers.DateTimeField(
+        allow_null=True, help_text="The first of those failures in a row (`null`: none).")
     disabled_at = serializers.DateTimeField(allow_null=True)
     disabled_reason = serializers.CharField(allow_blank=True)
     created_at = serializers.DateTimeField()
@@ -91,6 +95,7 @@ def endpoint_out(endpoint: WebhookEndpoint, *, secret: bool = False) -> dict:
     out = {
         "id": endpoint.pk, "url": endpoint.url, "description": endpoint.description,
         "active": endpoint.active, "failures_in_row": endpoint.failures_in_row,
+        "failing_since": selectors.iso(endpoint.failing_since),
         "disabled_at": selectors.iso(endpoint.disabled_at),
         "disabled_reason": endpoint.disabled_reason,
         "created_at": selectors.iso(endpoint.created_at),
@@ -118,6 +123,7 @@ NOT_FOUND = error("`not_found`: no such endpoint of yours")
 
 class WebhooksView(APIView):
     permission_classes = [IsAuthenticated]
+    throttle_classes = [UserThrottle, AnonThrottle, WebhookThrottle]
 
     @extend_schema(operation_id="me_webhooks_list",
                    responses={200: paginated("PaginatedWebhookList", WebhookOut),
@@ -146,6 +152,7 @@ class WebhooksView(APIView):
 
 class WebhookView(APIView):
     permission_classes = [IsAuthenticated]
+    throttle_classes = [UserThrottle, AnonThrottle, WebhookThrottle]
 
     @extend_schema(operation_id="me_webhooks_retrieve", parameters=[WEBHOOK_ID],
                    responses={200: WebhookOut, 404: NOT_FOUND},
@@ -179,6 +186,7 @@ class WebhookView(APIView):
 
 class WebhookRotateSecretView(APIView):
     permission_classes = [IsAuthenticated]
+    throttle_classes = [UserThrottle, AnonThrottle, WebhookThrottle]
 
     @extend_schema(operation_id="me_webhooks_rotate_secret", parameters=[WEBHOOK_ID],
                    request=None, responses={200: WebhookWithSecretOut, 404: NOT_FOUND},
@@ -190,6 +198,7 @@ class WebhookRotateSecretView(APIView):
 
 class WebhookPingView(APIView):
     permission_classes = [IsAuthenticated]
+    throttle_classes = [UserThrottle, AnonThrottle, WebhookThrottle]
 
     @extend_schema(operation_id="me_webhooks_ping", parameters=[WEBHOOK_ID], request=None,
                    responses={202: WebhookDeliveryOut, 404: NOT_FOUND,

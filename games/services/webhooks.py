@@ -12,15 +12,20 @@ rows, so concurrent changes cannot leave it wrong.
 **Deliveries.** The outbox rows (:class:`~games.models.WebhookDelivery`), written in the
 transaction of their cause, are posted by :func:`deliver` (the task sent after that commit, with
 their ids) or by :func:`deliver_due` (the sweep: those whose task was lost, and the retries).
-A row is taken with ``FOR UPDATE SKIP LOCKED`` only while it is due, and its next attempt's time
-is set (the backoff, :data:`BACKOFF`) and committed *before* the post: two workers never post it
-at once, a second run of a task finds it not due, and a worker that dies during the post leaves
-it to be retried at that time. The post itself (:func:`games.webhooks.send`) checks the URL
-again, resolving the host now and connecting to the very address it checked. Then, in one
+Rows are taken one at a time, each just before its post: with ``FOR UPDATE SKIP LOCKED``, only
+while it is due, its endpoint read then (turned off, deleted, given a new URL or secret a moment
+before: the post follows), and its next attempt's time set (the backoff, :data:`BACKOFF`) and
+committed *before* the post. A post takes :data:`games.webhooks.TIMEOUT` seconds at most, the
+host's resolution included, far less than the shortest backoff: two workers never post a row at
+once, a second run of a task finds it not due, and a worker that dies during the post leaves it
+to be retried at that time. The post itself (:func:`games.webhooks.send`) checks the URL again,
+resolving the host now and connecting to the very address it checked. Then, in one
 transaction: delivered, or failed (retried later) or abandoned (no attempt left, after
-:data:`MAX_ATTEMPTS`); the endpoint's failures in a row counted (a success resets them) and, at
-``WEBHOOK_DISABLE_AFTER``, the endpoint turned off, its open rows abandoned, the owner's flag
-set again and the owner told by mail (``notifications.webhook_disabled``).
+:data:`MAX_ATTEMPTS`); the endpoint's failures in a row counted, and since when it fails (a
+success resets both). Once it has failed ``WEBHOOK_DISABLE_AFTER`` attempts in a row *and* for
+``WEBHOOK_DISABLE_AFTER_HOURS`` (a short outage, with many events waiting, turns nothing off:
+their retries come after it), the endpoint is turned off, its open rows abandoned, the owner's
+flag set again and the owner told by mail (``notifications.webhook_disabled``).
 
 Errors recorded on rows and endpoints are in their owner's language: only they read them.
 """
@@ -35,7 +40,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -178,13 +183,13 @@ def update(user, endpoint_id: int, *, url: Any = None, description: Any = None,
             endpoint.active = active
             fields.append("active")
             if active:
-                endpoint.failures_in_row = 0
+                endpoint.failures_in_row, endpoint.failing_since = 0, None
                 endpoint.disabled_at, endpoint.disabled_reason = None, ""
             else:
                 endpoint.disabled_at = timezone.now()
                 endpoint.disabled_reason = _("Turned off by its owner.")
                 _abandon(endpoint, endpoint.disabled_reason)
-            fields += ["failures_in_row", "disabled_at", "disabled_reason"]
+            fields += ["failures_in_row", "failing_since", "disabled_at", "disabled_reason"]
         if fields:
             endpoint.save(update_fields=fields)
             _set_flag(user)
@@ -236,38 +241,38 @@ def _abandon(endpoint: WebhookEndpoint, why: str) -> int:
 # Deliveries
 
 
-def _claim(ids: list[str] | None, limit: int, now: dt.datetime) -> list[WebhookDelivery]:
-    """Take the due rows (of ``ids``, or the ``limit`` most overdue ones): each one's attempt
-    counted and its next attempt's time set, committed before anything is posted. Rows of an
-    endpoint turned off, or out of attempts (their last post interrupted), are abandoned."""
+def _claim(ids: list[str] | None, now: dt.datetime) -> tuple[bool, WebhookDelivery | None]:
+    """Take the most overdue due row (of ``ids`` if given), with its endpoint as it is now: its
+    attempt counted and its next attempt's time set, committed before it is posted. ``(False,
+    None)``: none is due; ``(True, None)``: the one taken was abandoned instead (its endpoint
+    turned off, or out of attempts: its last post interrupted)."""
     with transaction.atomic():
         qs = (WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
               .select_related("endpoint", "endpoint__user")
               .filter(status__in=OPEN, next_attempt_at__lte=now))
         if ids is not None:
             qs = qs.filter(pk__in=ids)
-        rows = list(qs.order_by("next_attempt_at")[:limit])
-        claimed, dropped = [], []
-        for row in rows:
-            owner = row.endpoint.user
-            if not row.endpoint.active or not owner.is_active or owner.banned:
-                with translation.override(owner.language or settings.LANGUAGE_CODE):
-                    row.last_error = _("Its endpoint is turned off.")
-                row.status, row.next_attempt_at = Status.ABANDONED, None
-                dropped.append(row)
-            elif row.attempts >= MAX_ATTEMPTS:
-                with translation.override(owner.language or settings.LANGUAGE_CODE):
-                    row.last_error = _("Its last attempt was interrupted; none is left.")
-                row.status, row.next_attempt_at = Status.ABANDONED, None
-                dropped.append(row)
-            else:
-                row.attempts += 1
-                row.next_attempt_at = now + (backoff(row.attempts) if row.attempts < MAX_ATTEMPTS
-                                             else LAST_ATTEMPT_LEASE)
-                claimed.append(row)
-        WebhookDelivery.objects.bulk_update(dropped, ["status", "next_attempt_at", "last_error"])
-        WebhookDelivery.objects.bulk_update(claimed, ["attempts", "next_attempt_at"])
-    return claimed
+        row = qs.order_by("next_attempt_at").first()
+        if row is None:
+            return False, None
+        owner = row.endpoint.user
+        why = None
+        if not row.endpoint.active or not owner.is_active or owner.banned:
+            with translation.override(owner.language or settings.LANGUAGE_CODE):
+                why = _("Its endpoint is turned off.")
+        elif row.attempts >= MAX_ATTEMPTS:
+            with translation.override(owner.language or settings.LANGUAGE_CODE):
+                why = _("Its last attempt was interrupted; none is left.")
+        if why is not None:
+            WebhookDelivery.objects.filter(pk=row.pk).update(
+                status=Status.ABANDONED, next_attempt_at=None, last_error=why)
+            return True, None
+        row.attempts += 1
+        row.next_attempt_at = now + (backoff(row.attempts) if row.attempts < MAX_ATTEMPTS
+                                     else LAST_ATTEMPT_LEASE)
+        WebhookDelivery.objects.filter(pk=row.pk).update(attempts=row.attempts,
+                                                         next_attempt_at=row.next_attempt_at)
+    return True, row
 
 
 def _post(row: WebhookDelivery) -> webhooks.Result:
@@ -282,16 +287,15 @@ def _post(row: WebhookDelivery) -> webhooks.Result:
             return webhooks.Result(False, error=f"{type(exc).__name__}: {exc}"[:500])
 
 
-def _record(row: WebhookDelivery, result: webhooks.Result) -> str:
-    """An attempt's outcome, in one transaction: the row's and its endpoint's. Rows are locked
-    in the order every change of an endpoint takes them: the owner's, the endpoint's, then its
-    deliveries'."""
-    now = timezone.now()
+def _record(row: WebhookDelivery, result: webhooks.Result, now: dt.datetime) -> str:
+    """An attempt's outcome at ``now``, in one transaction: the row's and its endpoint's. Rows
+    are locked in the order every change of an endpoint takes them: the owner's, the
+    endpoint's, then its deliveries'."""
     endpoint = row.endpoint
     with transaction.atomic():
         if result.ok:
-            WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failures_in_row=0,
-                                                                  last_success_at=now)
+            WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+                failures_in_row=0, failing_since=None, last_success_at=now)
             WebhookDelivery.objects.filter(pk=row.pk).update(
                 status=Status.DELIVERED, next_attempt_at=None, delivered_at=now,
                 last_status_code=result.status, last_error="")
@@ -308,11 +312,14 @@ def _record(row: WebhookDelivery, result: webhooks.Result) -> str:
         if locked is None:  # deleted meanwhile (and the row with it)
             return status
         WebhookDelivery.objects.filter(pk=row.pk, status__in=OPEN).update(**changes)
-        locked.failures_in_row = F("failures_in_row") + 1
+        locked.failures_in_row += 1
+        locked.failing_since = locked.failing_since or now
         locked.last_failure_at, locked.last_error = now, result.error[:2000]
-        locked.save(update_fields=["failures_in_row", "last_failure_at", "last_error"])
-        locked.refresh_from_db(fields=["failures_in_row"])
-        if locked.active and locked.failures_in_row >= settings.WEBHOOK_DISABLE_AFTER:
+        locked.save(update_fields=["failures_in_row", "failing_since", "last_failure_at",
+                                   "last_error"])
+        if (locked.active and locked.failures_in_row >= settings.WEBHOOK_DISABLE_AFTER
+                and now - locked.failing_since
+                >= dt.timedelta(hours=settings.WEBHOOK_DISABLE_AFTER_HOURS)):
             _disable(locked, now)
     return status
 
@@ -339,17 +346,29 @@ def _disable(endpoint: WebhookEndpoint, now: dt.datetime) -> None:
 
 def deliver(ids: list[str] | None = None, *, now: dt.datetime | None = None,
             limit: int = BATCH) -> dict[str, str]:
-    """Post the due deliveries among ``ids`` (or the ``limit`` most overdue ones); what became
-    of each one posted. Safe to run twice or late: a row is posted only while due, and is not
-    due again before its next attempt's time."""
-    now = now or timezone.now()
+    """Post the due deliveries among ``ids`` (or the ``limit`` most overdue ones), one after the
+    other; what became of each one posted. Safe to run twice or late: a row is posted only while
+    due, and is not due again before its next attempt's time."""
+    return _deliver(ids, now, limit)[0]
+
+
+def _deliver(ids: list[str] | None, now: dt.datetime | None,
+             limit: int) -> tuple[dict[str, str], int]:
+    """:func:`deliver`'s outcome, and how many rows it took (posted or abandoned)."""
     if ids is not None:
         ids = [str(pk) for pk in ids]
         limit = max(limit, len(ids))
     outcome: dict[str, str] = {}
-    for row in _claim(ids, limit, now):
-        outcome[str(row.pk)] = _record(row, _post(row))
-    return outcome
+    taken = 0
+    while taken < limit:
+        found, row = _claim(ids, now or timezone.now())
+        if not found:
+            break
+        taken += 1
+        if row is not None:
+            result = _post(row)
+            outcome[str(row.pk)] = _record(row, result, now or timezone.now())
+    return outcome, taken
 
 
 def deliver_due(now: dt.datetime | None = None, budget: float | None = None) -> int:
@@ -360,8 +379,23 @@ def deliver_due(now: dt.datetime | None = None, budget: float | None = None) -> 
     end = time.monotonic() + budget
     delivered = 0
     while time.monotonic() < end:
-        outcome = deliver(now=now)
+        outcome, taken = _deliver(None, now, BATCH)
         delivered += sum(1 for status in outcome.values() if status == Status.DELIVERED)
-        if len(outcome) < BATCH:
+        if taken < BATCH:
             break
     return delivered
+
+
+def forget_old(now: dt.datetime | None = None, batch: int = 1000) -> int:
+    """Delete the deliveries made or abandoned more than ``WEBHOOK_KEEP_DAYS`` ago, ``batch``
+    at a time (none open is touched); how many."""
+    before = (now or timezone.now()) - dt.timedelta(days=settings.WEBHOOK_KEEP_DAYS)
+    forgotten = 0
+    while True:
+        ids = list(WebhookDelivery.objects.filter(
+            status__in=(Status.DELIVERED, Status.ABANDONED), created_at__lt=before,
+        ).values_list("pk", flat=True)[:batch])
+        if not ids:
+            return forgotten
+        forgotten += WebhookDelivery.objects.filter(
+            pk__in=ids, status__in=(Status.DELIVERED, Status.ABANDONED)).delete()[0]

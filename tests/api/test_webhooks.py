@@ -13,6 +13,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -191,6 +192,9 @@ def test_at_most_five_endpoints(users, receiver):
     "https://[::ffff:10.0.0.1]/",
     "https://[fe80::1]/",
     "https://[fc00::1]/",
+    "https://[fec0::1]/",  # site-local (deprecated, not global)
+    "https://2130706433/",  # 127.0.0.1 spelt as a number
+    "https://0x7f.1/",
     "https://224.0.0.1/",
     "https://loopback.example/",  # names resolving to such addresses
     "https://private.example/",
@@ -228,6 +232,7 @@ def test_a_public_https_url_is_taken(users, settings, dns):
     ("::ffff:169.254.169.254", True), ("2002:7f00:1::", True), ("64:ff9b::a00:1", True),
     ("64:ff9b::808:808", False), ("255.255.255.255", True), ("240.0.0.1", True),
     ("198.18.0.1", True), ("fe80::1%eth0", True), ("not an address", True),
+    ("fec0::1", True), ("fc00::1", True),
 ])
 def test_which_addresses_are_forbidden(address, forbidden):
     assert webhooks.forbidden_address(address) is forbidden
@@ -280,6 +285,11 @@ def test_a_real_delivery_verified_by_the_documented_recipe(
             assert verify(secret, request.body,
                           webhooks.signature(secret, request.body, int(time.time()) - 200))
             assert not verify(secret, request.body, "v1=abc")
+            # Hostile headers are refused, not a crash of the receiver (a 500).
+            now = int(time.time())
+            assert not verify(secret, request.body, "t=²,v1=abc")
+            assert not verify(secret, request.body, f"t={now},v1=é")
+            assert not verify(secret, request.body, "")
     started = posted[types.index("game_started")]
     body = json.loads(started.body)
     assert started.method == "POST"
@@ -407,6 +417,7 @@ def test_a_success_resets_the_failures_in_a_row(users, receiver,
 def test_repeated_failures_turn_the_endpoint_off_and_its_owner_is_told(
         users, receiver, settings, django_capture_on_commit_callbacks):
     settings.WEBHOOK_DISABLE_AFTER = 3
+    settings.WEBHOOK_DISABLE_AFTER_HOURS = 0  # (the rule on time: the next two tests)
     owner = users[0]
     receiver.default = Answer(status=500)
     endpoint = register(owner, receiver.url())
@@ -448,6 +459,222 @@ def test_repeated_failures_turn_the_endpoint_off_and_its_owner_is_told(
         ping = client_for(owner).post(f"{URL}{endpoint['id']}/ping/")
     assert ping.status_code == 202 and ping.json()["type"] == "ping"
     assert WebhookDelivery.objects.get(pk=ping.json()["id"]).status == Status.DELIVERED
+
+
+def test_a_short_outage_turns_nothing_off_and_loses_nothing(
+        users, receiver, django_capture_on_commit_callbacks):
+    # More events wait than the failures that would turn it off, all failing within a minute.
+    receiver.default = Answer(status=503)
+    endpoint = register(users[0], receiver.url())
+    rows = pings(users[0], endpoint["id"], 12, capture=django_capture_on_commit_callbacks)
+    row = WebhookEndpoint.objects.get()
+    assert row.failures_in_row == 12 and row.active and row.failing_since
+    shown = client_for(users[0]).get(f"{URL}{endpoint['id']}/").json()
+    assert shown["failing_since"] == selectors.iso(row.failing_since)
+    # The receiver is back: their retries, a minute later, all go through.
+    receiver.default = Answer(status=204)
+    assert hooks.deliver_due(now=timezone.now() + dt.timedelta(minutes=2)) == 12
+    assert {r.status for r in WebhookDelivery.objects.filter(pk__in=[r.pk for r in rows])} == {
+        Status.DELIVERED}
+    row.refresh_from_db()
+    assert row.active and row.failures_in_row == 0 and row.failing_since is None
+
+
+def test_an_endpoint_failing_for_a_day_is_turned_off(users, receiver, settings,
+                                                     django_capture_on_commit_callbacks):
+    settings.WEBHOOK_DISABLE_AFTER = 3
+    receiver.default = Answer(status=500)
+    endpoint = register(users[0], receiver.url())
+    first = pings(users[0], endpoint["id"], 3, capture=django_capture_on_commit_callbacks)[0]
+    row = WebhookEndpoint.objects.get()
+    assert row.active and row.failures_in_row == 3  # enough failures, not for long enough
+    start = row.failing_since
+    # Retries keep failing; the first one past 24 hours of failures turns it off.
+    hooks.deliver_due(now=start + dt.timedelta(hours=23))
+    row.refresh_from_db()
+    assert row.active and row.failures_in_row > 3
+    hooks.deliver_due(now=start + dt.timedelta(hours=24, minutes=1))
+    row.refresh_from_db()
+    assert not row.active and row.disabled_at and row.failing_since == start
+    first.refresh_from_db()
+    assert first.status == Status.ABANDONED
+    assert Notification.objects.filter(user=users[0],
+                                       kind=Notification.Kind.WEBHOOK_DISABLED).count() == 1
+    # Turned on again: a streak of its own from then on.
+    client_for(users[0]).patch(f"{URL}{endpoint['id']}/", {"active": True}, format="json")
+    row.refresh_from_db()
+    assert row.active and row.failures_in_row == 0 and row.failing_since is None
+
+
+class _Clock:
+    """``timezone`` for the webhooks' service, whose time a test moves."""
+
+    def __init__(self):
+        self.at = timezone.now()
+
+    def now(self):
+        return self.at
+
+
+def test_a_batch_longer_than_a_lease_posts_each_row_once(users, receiver, monkeypatch):
+    """A worker's batch takes its rows one at a time, each just before its post: a sweep of
+    another worker that comes while the batch goes on (past the lease its rows would have had
+    if all were taken at its start) never takes a row the batch will post, nor the one it is
+    posting."""
+    endpoint = register(users[0], receiver.url())
+    rows = pings(users[0], endpoint["id"], 4, run=False)  # their tasks lost
+    clock = _Clock()
+    monkeypatch.setattr(hooks, "timezone", clock)
+    real_send, sent, other = webhooks.send, [], []
+
+    def slow_send(url, body, headers, **kwargs):
+        sent.append(json.loads(body)["id"])
+        if not other:  # the batch's own posts, each 25 s (five times the most a post takes)
+            clock.at += dt.timedelta(seconds=25)
+            if len(sent) == 3:  # 75 s into the batch: another worker's sweep
+                other.append(None)
+                other[0] = hooks.deliver()
+        return real_send(url, body, headers, **kwargs)
+
+    monkeypatch.setattr(webhooks, "send", slow_send)
+    mine = hooks.deliver()
+    assert sorted(sent) == sorted(str(r.pk) for r in rows)  # each posted once
+    assert len(mine) == 3 and len(other[0]) == 1 and not set(mine) & set(other[0])
+    assert len(receiver.requests) == 4
+    assert set(WebhookDelivery.objects.values_list("attempts", flat=True)) == {1}
+    assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {Status.DELIVERED}
+
+
+def test_a_change_of_the_endpoint_during_a_batch_applies_to_its_next_posts(
+        users, receiver, monkeypatch):
+    owner = users[0]
+    endpoint = register(owner, receiver.url())
+    pings(owner, endpoint["id"], 3, run=False)
+    real_send, secrets_now = webhooks.send, []
+
+    def send(url, body, headers, **kwargs):
+        if not secrets_now:  # during the first post: a new secret
+            secrets_now.append(hooks.rotate_secret(owner, endpoint["id"]).secret)
+        elif len(secrets_now) == 1:  # during the second: turned off
+            secrets_now.append(None)
+            hooks.update(owner, endpoint["id"], active=False)
+        return real_send(url, body, headers, **kwargs)
+
+    monkeypatch.setattr(webhooks, "send", send)
+    hooks.deliver()
+    first, second = receiver.requests
+    t = re.search(r"t=(\d+)", second.headers["Mascarade-Signature"]).group(1)
+    assert second.headers["Mascarade-Signature"] == webhooks.signature(
+        secrets_now[0], second.body, int(t))  # signed with the new secret
+    assert first.headers["Mascarade-Signature"] != webhooks.signature(
+        secrets_now[0], first.body,
+        int(re.search(r"t=(\d+)", first.headers["Mascarade-Signature"]).group(1)))
+    # The third, claimed after the endpoint went off, is not posted.
+    assert len(receiver.requests) == 2
+    assert WebhookDelivery.objects.filter(status=Status.ABANDONED).count() == 1
+
+
+def test_a_host_that_does_not_resolve_in_time_holds_nobody(users, settings, monkeypatch):
+    settings.WEBHOOK_ALLOWED_HOSTS = []
+    monkeypatch.setattr(webhooks, "RESOLVE_TIMEOUT", 0.2)
+    released = threading.Event()
+    calls = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host == "silent.example":
+            calls.append(host)
+            released.wait(30)  # a name server that never answers
+            raise socket.gaierror("timed out")
+        return REAL_GETADDRINFO(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    try:
+        # Registering: refused once the wait is over (the lookup still runs, on its thread).
+        answer = client_for(users[0]).post(URL, {"url": "https://silent.example/hook"},
+                                           format="json")
+        assert answer.status_code == 400, answer.json()
+        assert "silent.example" in answer.json()["fields"]["url"][0]
+        assert "0.2" in answer.json()["fields"]["url"][0]
+        assert not WebhookEndpoint.objects.exists() and not released.is_set()
+        # Posting: the resolution counts in the attempt's limit.
+        result = webhooks.send("https://silent.example/hook", b"{}", {}, timeout=0.3)
+        assert not result.ok and "0.3" in result.error and "silent.example" in result.error
+        assert not released.is_set() and calls
+    finally:
+        released.set()
+
+
+def test_a_bad_url_is_told_in_the_users_language_only(users):
+    french = client_for(users[0])
+    answer = french.post(URL, {"url": "https://hooks.example:99999/"}, format="json",
+                         HTTP_ACCEPT_LANGUAGE="fr")
+    message = answer.json()["fields"]["url"][0]
+    assert answer.status_code == 400 and "URL" in message
+    assert "range" not in message and "Port" not in message  # nothing of Python's English
+    # A token sent without Accept-Language: the user's own language.
+    User.objects.filter(pk=users[1].pk).update(language="fr")
+    for header, word in [({}, "valide"), ({"HTTP_ACCEPT_LANGUAGE": "en"}, "valid URL")]:
+        answer = client_for(users[1]).post(URL, {"url": "https://hooks.example:99999/"},
+                                           format="json", **header)
+        assert word in answer.json()["fields"]["url"][0], header
+
+
+def test_changes_of_endpoints_have_a_throttle_of_their_own(users, receiver, settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+                                   "webhooks": "3/hour"}}
+    me = client_for(users[0])
+    made = register(users[0], receiver.url())  # 1
+    assert me.post(f"{URL}{made['id']}/ping/").status_code == 202  # 2
+    assert me.patch(f"{URL}{made['id']}/", {"description": "x"},
+                    format="json").status_code == 200  # 3
+    refused = me.post(f"{URL}{made['id']}/ping/")
+    assert refused.status_code == 429 and refused.json()["code"] == "throttled"
+    assert int(refused["Retry-After"]) > 0
+    assert WebhookDelivery.objects.count() == 1  # the refused ping queued nothing
+    # Reads are not counted; another user has a throttle of their own.
+    assert me.get(URL).status_code == 200 and me.get(f"{URL}{made['id']}/").status_code == 200
+    register(users[1], receiver.url())
+
+
+def test_deliveries_are_kept_thirty_days(users, receiver, settings):
+    endpoint = register(users[0], receiver.url())
+    old, recent, waiting = pings(users[0], endpoint["id"], 3, run=False)
+    hooks.deliver([str(old.pk), str(recent.pk)])
+    now = timezone.now()
+    WebhookDelivery.objects.filter(pk__in=[old.pk, waiting.pk]).update(
+        created_at=now - dt.timedelta(days=31))
+    WebhookDelivery.objects.filter(pk=recent.pk).update(created_at=now - dt.timedelta(days=29))
+    assert tasks.forget_webhook_deliveries() == 1
+    assert set(WebhookDelivery.objects.values_list("pk", flat=True)) == {recent.pk, waiting.pk}
+    assert tasks.forget_webhook_deliveries() == 0
+
+
+def test_webhook_posts_have_a_queue_and_a_worker_of_their_own(settings):
+    """Slow endpoints hold up no bot move and no deadline: their tasks go to the queue
+    ``webhooks``, which the compose file's webhook-worker takes (on threads) and the worker
+    does not; make run's one worker takes both."""
+    import yaml
+    from celery import current_app
+
+    router = current_app.amqp.router
+    for name in ("games.deliver_webhooks", "games.webhook_sweep",
+                 "games.forget_webhook_deliveries"):
+        assert router.route({}, name)["queue"].name == "webhooks", name
+    for name in ("games.play_bots", "games.resolve_deadline", "games.sweep"):
+        assert router.route({}, name)["queue"].name == "celery", name
+    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {"games.webhook_sweep", "games.forget_webhook_deliveries"} <= scheduled
+    compose = yaml.safe_load((ROOT / "docker/compose.yml").read_text())["services"]
+    assert compose["webhook-worker"]["environment"]["CELERY_QUEUES"] == "webhooks"
+    assert compose["webhook-worker"]["environment"]["CELERY_POOL"] == "threads"
+    assert "CELERY_QUEUES" not in compose["worker"].get("environment", {})
+    script = (ROOT / "docker/start-worker.sh").read_text()
+    assert '--queues "${CELERY_QUEUES:-celery}"' in script
+    assert '--pool "${CELERY_POOL:-prefork}"' in script
+    rundev = (ROOT / "mascarade_site/management/commands/rundev.py").read_text()
+    assert '"--queues", f"celery,{settings.WEBHOOK_QUEUE}"' in rundev
 
 
 def test_a_redirect_is_not_followed(users, receiver, django_capture_on_commit_callbacks):
@@ -499,10 +726,11 @@ def test_the_task_is_safe_to_run_twice(users, receiver):
 def test_the_sweep_posts_what_a_lost_task_left(users, receiver):
     endpoint = register(users[0], receiver.url())
     row = pings(users[0], endpoint["id"], run=False)[0]
-    assert tasks.sweep()["webhooks"] == 1
+    assert tasks.webhook_sweep() == 1
     row.refresh_from_db()
     assert row.status == Status.DELIVERED and len(receiver.requests) == 1
-    assert tasks.sweep()["webhooks"] == 0
+    assert tasks.webhook_sweep() == 0
+    assert "webhooks" not in tasks.sweep()  # (the other sweep's queue is not theirs)
 
 
 # --------------------------------------------------------------------------------------------

@@ -98,6 +98,7 @@ class Command(BaseCommand):
             commands.append(("worker", [
                 python, "-m", "celery", "-A", "mascarade_site", "worker", "--beat",
                 "--loglevel", "INFO", "--concurrency", "2",
+                "--queues", f"celery,{settings.WEBHOOK_QUEUE}",
                 "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
             ]))
         broker = "Redis" if settings.REDIS_URL else "filesystem transport under var/celery/"
