@@ -12,8 +12,7 @@ from __future__ import annotations
 import binascii
 from hmac import compare_digest
 
-from django.conf import settings
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.authentication import SessionScheme, TokenScheme
 from knox.auth import TokenAuthentication
@@ -46,15 +45,7 @@ class ModeratedTokenAuthentication(TokenAuthentication):
     keyword = "Token"
 
     def authenticate(self, request):
-        result = _check(super().authenticate(request))
-        if result is not None and not request.META.get("HTTP_ACCEPT_LANGUAGE"):
-            # No language asked for: the user's own, as their pages and mails have it (the
-            # session's users get it from accounts' middleware, which runs before DRF).
-            language = result[0].language
-            if language in dict(settings.LANGUAGES):
-                translation.activate(language)
-                request._request.LANGUAGE_CODE = language
-        return result
+        return _check(super().authenticate(request))
 
     def authenticate_credentials(self, token: bytes):
         """As knox's, with the candidates read by a prepared query; an expired token is
