@@ -16,6 +16,7 @@ database every ``STREAM_POLL_SECONDS`` instead (:mod:`games.streams`).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable
 
@@ -25,10 +26,24 @@ from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
-#: Every channel starts with it: a stream server subscribes once to the pattern ``PREFIX*``.
+#: Every channel starts with it, then the number of the Redis database of ``REDIS_URL``
+#: (:func:`prefix`): a stream server subscribes once to the pattern ``prefix()*``. Redis's
+#: pub/sub knows no databases: two sites (or a test run and a site) on one Redis server with
+#: databases of their own would otherwise hear each other's users.
 PREFIX = "mascarade:push:"
-GAME = PREFIX + "game:"
-USER = PREFIX + "user:"
+
+
+@functools.lru_cache(maxsize=8)
+def _prefix(url: str) -> str:
+    import redis
+
+    database = (redis.ConnectionPool.from_url(url).connection_kwargs.get("db") or 0) if url else 0
+    return f"{PREFIX}{database}:"
+
+
+def prefix() -> str:
+    """The channels' prefix of this site: :data:`PREFIX` and its Redis database's number."""
+    return _prefix(settings.REDIS_URL or "")
 
 #: What a user's message says happened (``kind``): a decision of theirs appeared, one of their
 #: games started or ended, they moved (a decision of theirs went), their access may have changed.
@@ -55,11 +70,11 @@ def enabled() -> bool:
 
 
 def game_channel(game_id) -> str:
-    return f"{GAME}{game_id}"
+    return f"{prefix()}game:{game_id}"
 
 
 def user_channel(user_id) -> str:
-    return f"{USER}{user_id}"
+    return f"{prefix()}user:{user_id}"
 
 
 def publish(messages: list[tuple[str, dict]]) -> bool:

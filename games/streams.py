@@ -52,6 +52,7 @@ import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, connection
+from django.db.models import F
 
 from games import push, selectors
 from games.models import Game, PendingDecision
@@ -191,8 +192,10 @@ class UserStream:
         self.viewer = viewer
         self.user = viewer.user
         self.channels = (push.user_channel(self.user.pk),)
-        #: (game id, player, seq of the decision) of the decisions sent and still awaited.
-        self.sent: set[tuple[str, int, int]] = set()
+        #: (game id, player, seq of the decision, the game's seq when it was sent) of the
+        #: decisions sent and still awaited: one still awaited when the game has moved on (others
+        #: answered theirs) is sent again, with the seq an answer must now name.
+        self.sent: set[tuple[str, int, int, int]] = set()
 
     def step(self, wakes: list[dict] | None, recheck: bool) -> Step:
         if recheck:
@@ -217,13 +220,14 @@ class UserStream:
             if not games:
                 return Step(out)
             rows = rows.filter(game_id__in=sorted(games))
-        found = list(rows.order_by("deadline", "game_id", "player"))
-        keys = {(str(row.game_id), row.player, row.seq) for row in found}
+        found = list(rows.annotate(game_seq=F("game__seq"))
+                     .order_by("deadline", "game_id", "player"))
+        keys = {(str(row.game_id), row.player, row.seq, row.game_seq) for row in found}
         if wakes is None:
             self.sent &= keys
         new: dict[str, list[PendingDecision]] = defaultdict(list)
         for row in found:
-            if (str(row.game_id), row.player, row.seq) not in self.sent:
+            if (str(row.game_id), row.player, row.seq, row.game_seq) not in self.sent:
                 new[str(row.game_id)].append(row)
         for game_id, game_rows in new.items():
             out += self._decisions(game_id, game_rows)
@@ -251,7 +255,7 @@ class UserStream:
         """A decision as the write path told it (its legal moves from the state it had in
         hand, on this user's own channel): sent as it is, no read."""
         told = wake["decision"]
-        key = (wake["game"], told["player"], told["since"])
+        key = (wake["game"], told["player"], told["since"], wake["seq"])
         if key in self.sent:
             return []
         self.sent.add(key)
@@ -272,7 +276,7 @@ class UserStream:
         for row in rows:
             if row.player != player:
                 continue
-            self.sent.add((game_id, row.player, row.seq))
+            self.sent.add((game_id, row.player, row.seq, game.seq))
             out.append(sse("decision", {
                 "game": game_id, "kind": game.kind, "seq": game.seq, "seat": row.seat,
                 "decision": row.decision, "deadline": selectors.iso(row.deadline),
@@ -305,6 +309,10 @@ def _game_sse(kind: str, game_id: str, seq: int, event: dict) -> bytes:
 # The process's hub: one Redis connection for every stream of the process
 
 
+#: The most messages a stream's mailbox keeps between two of its steps.
+MAILBOX_MAX = 500
+
+
 class Listener:
     """A stream's mailbox in the hub: the push messages of its channels since its last wait."""
 
@@ -315,7 +323,13 @@ class Listener:
         self.event = asyncio.Event()
 
     def put(self, payload: dict) -> None:
-        self.items.append(payload)
+        if len(self.items) >= MAILBOX_MAX:
+            # A client that reads nothing (its stream stuck on a send) keeps no unbounded
+            # backlog: the messages are dropped for a full check, which reads what they said.
+            self.items = []
+            self.reset = True
+        else:
+            self.items.append(payload)
         self.event.set()
 
     def wake_fully(self) -> None:
@@ -381,7 +395,7 @@ class Hub:
             try:
                 connection = aioredis.Redis.from_url(self.url, health_check_interval=30)
                 pubsub = connection.pubsub()
-                await pubsub.psubscribe(push.PREFIX + "*")
+                await pubsub.psubscribe(push.prefix() + "*")
                 self.connected = True
                 self._wake_all()
                 async for message in pubsub.listen():
@@ -487,6 +501,7 @@ async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
         wakes: list[dict] | None = None
         recheck = True
         last_check = time.monotonic()
+        full_next = False
         while True:
             result = quick(wakes) if quick is not None and wakes and not recheck else None
             if result is None:
@@ -495,18 +510,27 @@ async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
                 yield message
             if result.done:
                 return
-            if listener is not None:
-                wakes, timed_out = await listener.wait(heartbeat)
+            if full_next:
+                wakes, recheck, full_next = None, True, False
+            elif listener is not None:
+                # The full check (access, and everything read again) comes every heartbeat,
+                # however often the stream is woken meanwhile (right after the wakes in hand):
+                # a lost message (a revocation, a decision) costs time, never more; the comment
+                # keeps proxies from closing a stream woken with nothing to send.
+                left = max(heartbeat - (time.monotonic() - last_check), 0.0)
+                wakes, _timed_out = await listener.wait(left)
                 recheck = wakes is None or any(wake.get("kind") == push.AUTH for wake in wakes)
-                if timed_out:
+                if time.monotonic() - last_check >= heartbeat:
                     yield comment("heartbeat")
+                    full_next = wakes is not None
+                    recheck = recheck or wakes is None
             else:
                 await asyncio.sleep(poll)
                 wakes = None
                 recheck = time.monotonic() - last_check >= heartbeat
                 if recheck:
                     yield comment("heartbeat")
-            if recheck:
+            if recheck and wakes is None:  # a full check comes next
                 last_check = time.monotonic()
     finally:
         if listener is not None and the_hub is not None:

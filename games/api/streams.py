@@ -13,6 +13,7 @@ sets the game stream's cursor; without either, it starts at the game's current s
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator
 
@@ -36,6 +37,7 @@ MAX_SEQ = 2_147_483_647
 
 #: Streams open in this process, per user (a cap: ``STREAM_MAX_PER_USER``).
 _open: Counter = Counter()
+_open_lock = threading.Lock()
 
 
 def _error(status: int, code: str, detail: str, **headers) -> JsonResponse:
@@ -118,30 +120,70 @@ async def _respond(request, stream, user_key) -> StreamingHttpResponse | JsonRes
         return _error(429, "throttled",
                       _("Too many streams open for this account (at most %(count)d): close "
                         "one first.") % {"count": cap}, Retry_After="10")
+    slot = None
     if isinstance(request, ASGIRequest):
-        # What the middleware read (the session, the user) was read on this request's own
-        # thread, whose connection would otherwise stay open as long as the stream: closed now
-        # (the stream's own reads share the streams' threads).
-        await sync_to_async(connections.close_all)()
-        body = _counted(streams.async_stream(stream), user_key)
+        # The slot taken now, before anything awaits: streams opened at once cannot all pass
+        # the check above. Given back when the stream ends, or when the answer is closed
+        # without its body ever being read (the client gone at once).
+        slot = _Slot(user_key)
+        try:
+            # What the middleware read (the session, the user) was read on this request's own
+            # thread, whose connection would otherwise stay open as long as the stream: closed
+            # now (the stream's own reads share the streams' threads).
+            await sync_to_async(connections.close_all)()
+        except BaseException:
+            slot.release()
+            raise
+        body = _counted(streams.async_stream(stream), slot)
     else:
         body = streams.sync_stream(stream)
-    response = StreamingHttpResponse(body, content_type="text/event-stream; charset=utf-8")
+    response = _StreamResponse(body, content_type="text/event-stream; charset=utf-8")
+    response.slot = slot
     response["Cache-Control"] = "no-cache, no-transform"
     # nginx: pass each message on at once.
     response["X-Accel-Buffering"] = "no"
     return response
 
 
-async def _counted(body: AsyncIterator[bytes], user_key) -> AsyncIterator[bytes]:
-    _open[user_key] += 1
+class _Slot:
+    """One open stream of an account (``None``: anonymous) in :data:`_open`, given back once."""
+
+    def __init__(self, user_key):
+        self.user_key = user_key
+        self.held = True
+        with _open_lock:
+            _open[user_key] += 1
+
+    def release(self) -> None:
+        # (from the event loop when the stream ends, from a thread when its answer is closed)
+        with _open_lock:
+            if self.held:
+                self.held = False
+                _open[self.user_key] -= 1
+                if _open[self.user_key] <= 0:
+                    del _open[self.user_key]
+
+
+class _StreamResponse(StreamingHttpResponse):
+    """A stream's answer, whose slot is given back when it is closed (Django's handlers close
+    every answer), even if its body was never read."""
+
+    slot: _Slot | None = None
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self.slot is not None:
+                self.slot.release()
+
+
+async def _counted(body: AsyncIterator[bytes], slot: _Slot) -> AsyncIterator[bytes]:
     try:
         async for chunk in body:
             yield chunk
     finally:
-        _open[user_key] -= 1
-        if _open[user_key] <= 0:
-            del _open[user_key]
+        slot.release()
 
 
 def _after(request) -> int | JsonResponse | None:

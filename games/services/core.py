@@ -481,13 +481,16 @@ def finish(tables: list[Table]) -> None:
 
 
 def _told(table: Table) -> list[tuple[int, dict]]:
-    """The decisions this transaction gave to players, each as its player's stream tells it
+    """The decisions this transaction gave to players, and those it left awaited while the
+    game moved on (others answered theirs: told again at the game's new seq, which the answer's
+    ``expected_seq`` must name), each as its player's stream tells it
     (``games.streams.UserStream``): the decision with its deadline and the player's legal moves,
     from the state in hand (so that the stream reads nothing); without the state in hand (a
     table action), only which game: the stream reads it."""
-    current = {row.pk for row in table.pending}
-    rows = [row for row in table.created
-            if row.user_id and not row.bot and row.pk in current]
+    created = {row.pk for row in table.created}
+    seq = table.game.seq
+    rows = [row for row in table.pending
+            if row.user_id and not row.bot and (row.pk in created or row.seq < seq)]
     if not rows:
         return []
     game = table.game

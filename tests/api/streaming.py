@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import queue
 import socket
 import threading
 import time
@@ -66,11 +67,15 @@ class EventStream:
     def json(self) -> dict:
         return orjson.loads(self.response.read())
 
-    def next(self) -> Message | None:
-        """The next message (``None`` once the stream ended); comments and ``retry:`` noted."""
+    def next(self, deadline: float | None = None) -> Message | None:
+        """The next message (``None`` once the stream ended); comments and ``retry:`` noted.
+        With a ``deadline`` (``time.monotonic()``), an AssertionError once it is past (the
+        heartbeats would otherwise keep the wait alive for ever)."""
         message = Message()
         data: list[str] = []
         while True:
+            if deadline is not None and time.monotonic() > deadline:
+                raise AssertionError("no message before the deadline (heartbeats only)")
             raw = self.response.readline()
             if not raw:
                 self.ended = True
@@ -95,11 +100,13 @@ class EventStream:
             elif name in ("event", "id"):
                 message[name] = value
 
-    def until(self, test, limit: int = 500) -> list[Message]:
-        """Messages up to and including the first for which ``test`` is true."""
+    def until(self, test, limit: int = 500, seconds: float = 60.0) -> list[Message]:
+        """Messages up to and including the first for which ``test`` is true, within
+        ``seconds``."""
         seen = []
+        deadline = time.monotonic() + seconds
         for _ in range(limit):
-            message = self.next()
+            message = self.next(deadline)
             if message is None:
                 raise AssertionError(f"the stream ended before the awaited message: {seen}")
             seen.append(message)
@@ -111,3 +118,38 @@ class EventStream:
         with contextlib.suppress(OSError):
             self.connection.sock.shutdown(socket.SHUT_RDWR)
         self.connection.close()
+
+
+def collect(stream: EventStream, seconds: float, keep_busy=None,
+            until=None) -> list[Message]:
+    """The messages of ``stream`` within ``seconds`` (read by a thread of their own, so that
+    ``keep_busy()`` is called every 0.3 s meanwhile), up to the first for which ``until`` is
+    true if given; ``{"event": "<closed>"}`` last if the stream ended."""
+    found: queue.Queue = getattr(stream, "_collected", None) or queue.Queue()
+    if getattr(stream, "_collected", None) is None:
+        stream._collected = found
+
+        def read() -> None:
+            while True:
+                try:
+                    message = stream.next()
+                except Exception:  # (closed under it)
+                    message = None
+                found.put(message if message is not None else Message(event="<closed>"))
+                if message is None:
+                    return
+
+        threading.Thread(target=read, daemon=True).start()
+    out: list[Message] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if keep_busy is not None:
+            keep_busy()
+        try:
+            message = found.get(timeout=0.3)
+        except queue.Empty:
+            continue
+        out.append(message)
+        if message["event"] == "<closed>" or (until is not None and until(message)):
+            break
+    return out

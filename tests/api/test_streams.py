@@ -5,17 +5,20 @@ play through its stream, one ``POST`` per move."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+import time
 
 import pytest
 from knox.models import AuthToken
 
-from games import services
+from games import push, services, streams
 from games.models import Game
 
 from .factories import UserFactory, client_for, token_for
 from .helpers import game_url, play_service_moves, start_game
-from .streaming import EventStream, asgi_server
+from .streaming import EventStream, asgi_server, collect
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -188,22 +191,153 @@ def test_streams_per_account_are_capped(server, four, settings):
             stream.close()
 
 
+def test_streams_opened_at_once_stay_within_the_cap(server, four, settings):
+    users, game = four
+    settings.STREAM_MAX_PER_USER = 2
+    token = token_for(users[0])
+    opened: list[EventStream] = []
+
+    def open_one() -> None:
+        opened.append(EventStream(server, game_url(game.pk, "stream/"), token))
+
+    threads = [threading.Thread(target=open_one) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert sorted(stream.status for stream in opened) == [200] * 2 + [429] * 10
+    finally:
+        for stream in opened:
+            stream.close()
+    # Closed, their slots are free again (once the server has seen them go).
+    for _ in range(50):
+        again = EventStream(server, game_url(game.pk, "stream/"), token)
+        status = again.status
+        again.close()
+        if status == 200:
+            break
+        time.sleep(0.1)
+    assert status == 200
+
+
+def test_a_busy_stream_still_checks_access_every_heartbeat(server, four, monkeypatch):
+    """A stream woken all the time (a lively chat) still makes its full check every heartbeat:
+    a revocation whose message was lost cuts it off then."""
+    users, game = four
+    stream = EventStream(server, game_url(game.pk, "stream/"), token_for(users[0]), timeout=60)
+    try:
+        assert collect(stream, 3, until=lambda m: m["event"] == "game")[0]["event"] == "game"
+        monkeypatch.setattr(push, "user_changed", lambda user_id: None)  # its message lost
+        AuthToken.objects.filter(user=users[0]).delete()
+        chat = push.game_channel(game.pk)
+        seen = collect(stream, 10, keep_busy=lambda: push.publish(
+            [(chat, {"game": str(game.pk), "chat": True})]),
+            until=lambda m: m["event"] in ("error", "<closed>"))
+        assert seen and seen[-1]["event"] == "error", seen
+        assert seen[-1]["data"]["code"] == "not_authenticated"
+        assert "heartbeat" in stream.comments
+    finally:
+        stream.close()
+
+
+def test_a_busy_user_stream_gets_a_lost_decision_at_the_heartbeat(server, transactional_db,
+                                                                   monkeypatch):
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:], options={"players": 4})
+    by_player = {seat.position: seat.user for seat in game.seats.all()}
+    me = users[0]
+    for _ in range(60):  # a moment when no decision awaits me
+        if not game.pending_decisions.filter(user=me).exists():
+            break
+        play_service_moves(game, 1, by_player)
+    stream = EventStream(server, "/api/v1/me/stream/", token_for(me), timeout=60)
+    try:
+        collect(stream, 1)
+        told = push.game_changed
+        monkeypatch.setattr(push, "game_changed", lambda *args, **kwargs: None)  # lost
+        for _ in range(60):
+            if game.pending_decisions.filter(user=me).exists():
+                break
+            play_service_moves(game, 1, by_player)
+        monkeypatch.setattr(push, "game_changed", told)
+        assert game.pending_decisions.filter(user=me).exists()
+        mine = push.user_channel(me.pk)  # the user busy elsewhere: their moves in other games
+        seen = collect(stream, 10, keep_busy=lambda: push.publish([(mine, {
+            "game": "00000000-0000-0000-0000-000000000000", "seq": 1, "kind": push.MOVED})]),
+            until=lambda m: m["event"] == "decision")
+        assert seen and seen[-1]["event"] == "decision", seen
+        assert seen[-1]["data"]["game"] == str(game.pk)
+    finally:
+        stream.close()
+
+
+def test_the_channels_are_the_redis_databases_own(server, four, settings):
+    """Redis's pub/sub knows no databases: a site on another database of the same server (here
+    a message published as one on database 15 would be) is not heard."""
+    users, game = four
+    me = users[0]
+    stream = EventStream(server, "/api/v1/me/stream/", token_for(me), timeout=60)
+    try:
+        collect(stream, 1)
+        elsewhere = push._prefix("redis://127.0.0.1:6379/15") + f"user:{me.pk}"
+        assert elsewhere != push.user_channel(me.pk)
+        decision = {"game": str(game.pk), "seq": 999, "kind": push.DECISION, "decision": {
+            "kind": "mascarade", "player": 0, "since": 999, "seat": 0, "decision": "turn",
+            "deadline": None, "legal_moves": [{"type": "look"}]}}
+        push.publish([(elsewhere, decision)])
+        assert not [m for m in collect(stream, 1.5) if m["event"] == "decision"]
+        push.publish([(push.user_channel(me.pk), decision)])  # (the same, on its own channel)
+        seen = collect(stream, 3, until=lambda m: m["event"] == "decision")
+        assert seen and seen[-1]["data"]["seq"] == 999
+    finally:
+        stream.close()
+
+
+def test_a_mailbox_that_nobody_reads_is_bounded():
+    listener = streams.Listener(("a",))
+    for number in range(streams.MAILBOX_MAX + 10):
+        listener.put({"n": number})
+    assert len(listener.items) < streams.MAILBOX_MAX
+    # What overflowed is dropped for a full check, which reads what the messages said.
+    assert asyncio.run(listener.wait(0.1)) == (None, False)
+
+
 def test_bots_play_a_whole_game_from_their_streams_one_post_per_move(server, four):
     """Each player's ``/me/stream/`` says when a decision awaits them, with its legal moves; the
     answer is one ``POST /moves/`` with the decision's seq: no read at all."""
-    users, game = four
+    bots_play(server, *four)
+
+
+def test_a_decision_still_awaited_is_told_again_when_the_game_moves_on(server,
+                                                                       transactional_db):
+    """Simultaneous challenges: several players are awaited at once; when one answers, the
+    others' decisions stand, and their streams tell them again at the game's new seq, the one
+    their answer must name (``expected_seq``): no bot waits for its deadline."""
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:], options={"players": 4, "challenge_mode": "simultaneous"})
+    bots_play(server, users, game, several_awaited=True)
+
+
+def bots_play(server, users, game, several_awaited=False):
     streams = {user.pk: EventStream(server, "/api/v1/me/stream/", token_for(user))
                for user in users}
     clients = {user.pk: client_for(user) for user in users}
     posts = 0
+    at_once = 0
     try:
         for _ in range(2000):
             game.refresh_from_db()
             if game.status != Game.Status.ACTIVE:
                 break
             awaited = set(game.pending_decisions.values_list("user_id", flat=True))
-            user_id = sorted(awaited)[0]
-            decision = streams[user_id].until(lambda m: m["event"] == "decision")[-1]["data"]
+            at_once = max(at_once, len(awaited))
+            # (the last one awaited: with several, the first ones answer before it)
+            user_id = sorted(awaited)[-1 if several_awaited else 0]
+            # (within the heartbeats' 2 s and more: a decision is told when given, and again
+            # when the game moves on while it stands)
+            decision = streams[user_id].until(lambda m: m["event"] == "decision",
+                                              seconds=10)[-1]["data"]
             if decision["seq"] != game.seq:
                 continue  # sent before a later move: a newer one follows
             assert decision["game"] == str(game.pk) and decision["kind"] == "mascarade"
@@ -219,6 +353,7 @@ def test_bots_play_a_whole_game_from_their_streams_one_post_per_move(server, fou
             posts += 1
         game.refresh_from_db()
         assert game.status == Game.Status.FINISHED and posts >= 20
+        assert at_once > 1 if several_awaited else True
         for stream in streams.values():
             ended = stream.until(lambda m: m["event"] == "game_ended")[-1]["data"]
             assert ended["status"] == "finished" and ended["winners"] == game.winners
