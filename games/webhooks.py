@@ -54,7 +54,7 @@ RESOLVE_TIMEOUT = 3.0
 #: Threads resolving host names at once, per process (a lookup that outlives its wait keeps its
 #: thread until the system's resolver gives up; the next ones wait for a free thread, within
 #: their own time limit).
-RESOLVER_THREADS = 4
+RESOLVER_THREADS = 16
 USER_AGENT = "MascaradeOnline-Webhooks/1"
 #: The longest URL taken.
 MAX_URL_LENGTH = 2000
