@@ -192,10 +192,8 @@ def _resolver_pool() -> concurrent.futures.ThreadPoolExecutor:
 def _resolve(resolve: Resolver | None, host: str, port: int, timeout: float) -> list:
     """``getaddrinfo`` (or ``resolve``) of the host, waited for ``timeout`` seconds at most:
     :class:`Refused` if it fails or takes longer."""
-    late = Refused(_("The host name %(host)s was not resolved within %(seconds)s seconds.") % {
-        "host": host, "seconds": f"{max(timeout, 0):g}"})
     if timeout <= 0:
-        raise late
+        raise _not_resolved_in_time(host, timeout)
     # (socket.getaddrinfo looked up at each call: tests replace it)
     future = _resolver_pool().submit(resolve or socket.getaddrinfo, host, port,
                                      type=socket.SOCK_STREAM)
@@ -203,10 +201,15 @@ def _resolve(resolve: Resolver | None, host: str, port: int, timeout: float) -> 
         return future.result(timeout)
     except concurrent.futures.TimeoutError:
         future.cancel()  # (still waiting for a thread: it will not run)
-        raise late from None
+        raise _not_resolved_in_time(host, timeout) from None
     except (OSError, UnicodeError) as exc:
         raise Refused(_("The host name %(host)s could not be resolved.") % {"host": host}
                       ) from exc
+
+
+def _not_resolved_in_time(host: str, timeout: float) -> Refused:
+    return Refused(_("The host name %(host)s was not resolved within %(seconds)s seconds.") % {
+        "host": host, "seconds": f"{max(timeout, 0):g}"})
 
 
 def check(url: str, resolve: Resolver | None = None, *,

@@ -172,12 +172,13 @@ class AuthThrottle(_Throttle):
 
 
 class WebhookThrottle(_Throttle, UserRateThrottle):
-    """Changes of webhook endpoints, per user (``API_THROTTLE_WEBHOOKS``): each one looks a host
-    up, or queues a post to it. Reads are not counted."""
+    """Changes of webhook endpoints, per user (``API_THROTTLE_WEBHOOKS``): registering one,
+    changing it, pinging it, giving it a new secret (``POST`` and ``PATCH``: each looks a host up
+    or queues a post). Reads and deletions are not counted."""
 
     scope = "webhooks"
 
     def allow_request(self, request, view):
-        if request.method in ("GET", "HEAD", "OPTIONS"):
+        if request.method not in ("POST", "PATCH"):
             return True
         return super().allow_request(request, view)

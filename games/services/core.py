@@ -482,8 +482,9 @@ def finish(tables: list[Table]) -> None:
 
 def _told(table: Table) -> list[tuple[int, dict]]:
     """The decisions this transaction gave to players, and those it left awaited while the
-    game moved on (others answered theirs: told again at the game's new seq, which the answer's
-    ``expected_seq`` must name), each as its player's stream tells it
+    game moved on (others answered theirs, or a table action was recorded: each advances the
+    seq; told again at the game's new seq, which the answer's ``expected_seq`` must name), each
+    as its player's stream tells it
     (``games.streams.UserStream``): the decision with its deadline and the player's legal moves,
     from the state in hand (so that the stream reads nothing); without the state in hand (a
     table action), only which game: the stream reads it."""

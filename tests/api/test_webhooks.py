@@ -627,8 +627,9 @@ def test_changes_of_endpoints_have_a_throttle_of_their_own(users, receiver, sett
     assert refused.status_code == 429 and refused.json()["code"] == "throttled"
     assert int(refused["Retry-After"]) > 0
     assert WebhookDelivery.objects.count() == 1  # the refused ping queued nothing
-    # Reads are not counted; another user has a throttle of their own.
+    # Reads and deletions are not counted; another user has a throttle of their own.
     assert me.get(URL).status_code == 200 and me.get(f"{URL}{made['id']}/").status_code == 200
+    assert me.delete(f"{URL}{made['id']}/").status_code == 204
     register(users[1], receiver.url())
 
 
