@@ -345,11 +345,10 @@ def compare(make, policy: str, moves: int, turns: int, off: frozenset[str]) -> d
     return {state: summary(out[state]) for state in states}
 
 
-def compare_tricks(label: str, make, moves: int, turns: int, policy: str) -> None:
+def compare_tricks(label: str, make, moves: int, turns: int, policy: str,
+                   tricks: tuple[str, ...]) -> None:
     """The table: each trick on and off, then all of them on and off."""
     from django.conf import settings
-
-    from mascarade_site.perf import TRICKS
 
     print(f"\nwhat each trick saves, {label}: for each, new games played with the trick on and "
           f"off in turns ({turns} stretches of {moves} timed moves each way)", flush=True)
@@ -359,7 +358,7 @@ def compare_tricks(label: str, make, moves: int, turns: int, policy: str) -> Non
     print(f"{'trick':<13} {cpu}   {cpu}   {'GET on  off':>11}   {'POST on  off':>11}",
           flush=True)
     results = {}
-    for name, off in [*((name, frozenset({name})) for name in TRICKS), ("all", frozenset(TRICKS))]:
+    for name, off in [*((name, frozenset({name})) for name in tricks), ("all", frozenset(tricks))]:
         results[name] = compare(make, policy, moves, turns, off)
         on_, off_ = results[name]["on"], results[name]["off"]
         cells = []
@@ -380,13 +379,15 @@ def compare_tricks(label: str, make, moves: int, turns: int, policy: str) -> Non
              "Redis cache" if settings.REDIS_URL else
              "REDIS_URL not set: on and off are both DRF's way on the local-memory cache "
              "(no difference to expect)")
-    print(f"lua_throttle: {redis}", flush=True)
-    gc_on, gc_off = results["gc_freeze"]["on"], results["gc_freeze"]["off"]
-    print(f"gc_freeze: full collections during the timed requests: {gc_on['full']} in "
-          f"{gc_on['requests']} requests on, {gc_off['full']} in {gc_off['requests']} off; one "
-          f"full collection of the heap a stretch leaves (about {gc_on['heap']:,.0f} objects): "
-          f"{gc_on['collect']:.1f} ms CPU on (frozen), {gc_off['collect']:.1f} ms off",
-          flush=True)
+    if "lua_throttle" in results:
+        print(f"lua_throttle: {redis}", flush=True)
+    if "gc_freeze" in results:
+        gc_on, gc_off = results["gc_freeze"]["on"], results["gc_freeze"]["off"]
+        print(f"gc_freeze: full collections during the timed requests: {gc_on['full']} in "
+              f"{gc_on['requests']} requests on, {gc_off['full']} in {gc_off['requests']} off; "
+              f"one full collection of the heap a stretch leaves (about {gc_on['heap']:,.0f} "
+              f"objects): {gc_on['collect']:.1f} ms CPU on (frozen), {gc_off['collect']:.1f} ms "
+              "off", flush=True)
     print("statements: those sent to PostgreSQL (psycopg's cursors, with the SELECT 1 of "
           "Django's health check, which Django's query log and CaptureQueriesContext leave out, "
           "plus BEGIN and COMMIT); distinct counts per request, all on: GET "
@@ -406,6 +407,10 @@ def main() -> None:
     parser.add_argument("--long-moves", type=int, help="moves already played in the long "
                                                        "games (1000; --quick 300)")
     parser.add_argument("--quick", action="store_true", help="a rough run: fewer, shorter rounds")
+    parser.add_argument("--tricks", help="the tricks of the on/off tables, comma-separated "
+                                         "(all of mascarade_site.perf.TRICKS)")
+    parser.add_argument("--looks", action=argparse.BooleanOptionalAction, default=True,
+                        help="the second on/off table, on games of looks (on)")
     parser.add_argument("--baseline-only", action="store_true",
                         help="only the figures with every trick on (to compare versions of the "
                              "code, run alternately)")
@@ -449,16 +454,24 @@ def main() -> None:
         args.moves, args.rounds, "exchanges")
     if args.baseline_only:
         return
+    from mascarade_site.perf import TRICKS
+
+    tricks = tuple(args.tricks.split(",")) if args.tricks else TRICKS
+    unknown = set(tricks) - set(TRICKS)
+    if unknown:
+        raise SystemExit(f"bench/api_cpu.py: no such trick: {', '.join(sorted(unknown))}")
     compare_tricks("new games, random bot",
                    random_games(WARM_MOVES + 2 * COUNTED_MOVES + 2 * args.turns * args.turn_moves),
-                   args.turn_moves, args.turns, "random")
+                   args.turn_moves, args.turns, "random", tricks)
+    if not args.looks:
+        return
     # Each look adds to its player's knowledge: large states, which set full collections off.
     # The stretches take turns on 8 games (so each grows by a few hundred moves at most).
     further = (WARM_MOVES + 2 * COUNTED_MOVES + 2 * args.turns * args.turn_moves) // LOOK_GAMES
     compare_tricks(f"{args.long_moves}-move games of looks ({LOOK_GAMES} of them, each played "
                    f"about {further} moves further)", lambda: make_tables(
                        LOOK_GAMES, f"c{next(counter)}x", moves_before=args.long_moves,
-                       policy="looks"), args.turn_moves, args.turns, "looks")
+                       policy="looks"), args.turn_moves, args.turns, "looks", tricks)
 
 if __name__ == "__main__":
     main()
