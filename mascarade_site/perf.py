@@ -9,6 +9,9 @@ same process and prints CPU and statements per request with each on and off.
 ``prepared``       the hot reads compiled once (:class:`mascarade_site.prepared.PreparedQuery`)
 ``read_together``  a game's seats and pending decisions read in one statement
                    (:func:`mascarade_site.prepared.read_together`); off, one each
+``fast_models``    the prepared reads' model instances made by setting their fields, where that
+                   is what ``from_db`` does (:func:`mascarade_site.prepared._maker`); off,
+                   ``from_db``
 ``writes``         the hot writes built once per shape (``insert_rows``, ``update_row``,
                    ``delete_rows`` in :mod:`mascarade_site.prepared`), a move's sent as one
                    statement (``write_together``); off, the ORM's own, one by one
@@ -16,6 +19,9 @@ same process and prints CPU and statements per request with each on and off.
                    (:mod:`mascarade_site.postgres`); off, Django's ``SELECT 1``
 ``timestamptz``    ``timestamptz`` values read by psycopg's own loader, in C (the
                    PostgreSQL backend, :mod:`mascarade_site.postgres`); off, Django's, in Python
+``plain_move``     the usual body of a move (a ``move`` object, an ``expected_seq`` integer or
+                   none) taken without building DRF's serializer (``MoveIn.plain`` in
+                   ``games/api/serializers.py``); off, the serializer always
 ``lua_throttle``   the API throttles in one Redis round trip (``games/api/throttling.py``);
                    off, DRF's read-then-write of the cache
 ``gc_freeze``      long-lived objects of web and worker processes left out of the garbage
@@ -32,8 +38,8 @@ from django.conf import settings
 
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
-TRICKS = ("prepared", "read_together", "writes", "health", "timestamptz", "lua_throttle",
-          "gc_freeze")
+TRICKS = ("prepared", "fast_models", "read_together", "writes", "health", "timestamptz",
+          "plain_move", "lua_throttle", "gc_freeze")
 
 
 def on(name: str) -> bool:

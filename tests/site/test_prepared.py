@@ -70,6 +70,59 @@ def test_seats_game_and_pending_are_what_the_orm_gives(game):
         PendingDecision.objects.filter(game_id=game.pk).values_list("id", flat=True))
 
 
+def _whole(obj, depth: int = 2) -> dict | str:
+    """Everything an instance holds: its attributes (without ``_state``), its state's flags and
+    cached relations (which point back: ``depth`` levels of them, then the class and key)."""
+    if not depth:
+        return f"{type(obj).__name__} {obj.pk}"
+    out = {name: value for name, value in vars(obj).items() if name != "_state"}
+    out["_state"] = (obj._state.adding, obj._state.db)
+    out["_cache"] = {name: (_whole(related, depth - 1) if related is not None else None)
+                     for name, related in obj._state.fields_cache.items()}
+    return out
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared reads: PostgreSQL only")
+def test_instances_made_directly_hold_what_from_db_gives_them(game, settings):
+    """``fast_models``: the prepared reads' instances (a token and its user, a game with its
+    snapshot and creator, seats with their users, pending decisions) hold exactly what
+    ``from_db`` puts in them; with the trick off, or while anybody listens to ``pre_init`` or
+    ``post_init``, they are made by ``from_db`` (and the listener hears them)."""
+    from django.db.models.signals import post_init
+
+    from mascarade_site import prepared
+
+    user = User.objects.first()
+    _row, token = AuthToken.objects.create(user, expiry=None)
+
+    def everything():
+        return ([_whole(t) for t in _TOKENS(token[:15])]
+                + [_whole(selectors.find_game(game.pk))]
+                + [_whole(s) for s in selectors.seats_of(game)]
+                + [_whole(p) for p in selectors.seats_and_pending(game)[1]])
+
+    made = []
+    real = prepared.ModelState
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(prepared, "ModelState", lambda: made.append(1) or real())
+        fast = everything()
+    assert len(made) >= 15  # (every instance made directly)
+    settings.PERF_OFF = frozenset({"fast_models"})
+    assert everything() == fast
+    settings.PERF_OFF = frozenset()
+    heard = []
+
+    def listener(sender, instance, **kwargs):
+        heard.append(sender)
+
+    post_init.connect(listener)
+    try:
+        assert everything() == fast
+    finally:
+        post_init.disconnect(listener)
+    assert {AuthToken, User, Game, Seat, PendingDecision} <= set(heard)
+
+
 def test_a_game_without_snapshot_or_creator():
     row = Game.objects.create(kind="mascarade", options={"players": 4}, seed=1, seat_count=4)
     found = selectors.find_game(row.pk)
