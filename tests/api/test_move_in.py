@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from django.http import QueryDict
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.api import serializers as s
 from games.api.views import validated
@@ -65,3 +67,47 @@ def test_a_form_body():
     assert dict(validated(s.MoveIn, form)) == {"move": {"type": "pass"}, "expected_seq": 4}
     with pytest.raises(Invalid):
         validated(s.MoveIn, QueryDict("move=x&expected_seq=4"))  # not JSON
+
+
+def _serializers(data) -> dict | None:
+    try:
+        return dict(validated(s.MoveIn, data))
+    except Invalid:
+        return None
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats(
+    allow_nan=False) | st.text(max_size=5), lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+BODIES = st.dictionaries(st.sampled_from(["move", "expected_seq", "other"]), JSON) | st.builds(
+    lambda move, seq: {"move": move, "expected_seq": seq},
+    st.dictionaries(st.text(max_size=5), JSON, max_size=3),
+    st.none() | st.integers(-5, s.MAX_SEQ + 5) | st.sampled_from([s.MAX_SEQ, s.MAX_SEQ + 1]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(BODIES)
+def test_the_plain_way_takes_what_the_serializer_takes_or_leaves_it_to_it(data):
+    """``MoveIn.plain`` (the ``plain_move`` trick): the serializer's own result, or ``None``
+    (the serializer then decides), never a body the serializer would refuse."""
+    plain = s.MoveIn.plain(data)
+    if plain is not None:
+        assert plain == _serializers(data)
+
+
+@pytest.mark.parametrize("data", ACCEPTED + REFUSED, ids=repr)
+def test_the_plain_way_on_the_listed_bodies(data):
+    plain = s.MoveIn.plain(data)
+    assert plain is None or plain == _serializers(data)
+    usual = (type(data) is dict and type(data.get("move")) is dict
+             and type(data.get("expected_seq", 0)) in (int, type(None))
+             and 0 <= (data.get("expected_seq") or 0) <= s.MAX_SEQ)
+    assert (plain is not None) == usual
+
+
+def test_the_plain_way_off(settings):
+    body = {"move": MOVE, "expected_seq": 3}
+    assert s.MoveIn.plain(body) == {"move": MOVE, "expected_seq": 3}
+    assert s.MoveIn.plain(QueryDict("move={}&expected_seq=4")) is None
+    settings.PERF_OFF = frozenset({"plain_move"})
+    assert s.MoveIn.plain(body) is None
