@@ -184,7 +184,10 @@ def add_stream_paths(result, generator, request, public):
           "description": "the `id:` of the last message received: the stream resumes after it"}],
         [{"tokenAuth": []}, {"cookieAuth": []}, {}],
         {"204": {"description": "the game is over and the cursor has everything: nothing more "
-                                "will come (an EventSource does not reconnect)"}},
+                                "will come (an EventSource does not reconnect)"},
+         "400": {"description": "`invalid`: the cursor is not a seq, or is past the game's "
+                                "last seq (no stream sent it)"},
+         "404": {"description": "`not_found`: no such game, or a private game of others"}},
         ["move", "game", "end", "chat", "you", "error"])}
     paths["/api/v1/me/stream/"] = {"get": _stream_operation(
         "me_stream", "me", "The decisions awaiting you, and your games' starts and ends, "

@@ -233,6 +233,11 @@ async def game_stream(request, id):
     game = await _in_db(request, visible)()
     if game is None:
         return _error(404, "not_found", _("No such game."))
+    if after is not None and after > game.seq:
+        # (no stream ever sent such an id: waiting for the game to reach it would skip the
+        # moves in between)
+        return _error(400, "invalid", _("Last-Event-ID (or ?after=) is past this game's last "
+                                        "seq, %(seq)d.") % {"seq": game.seq})
     if game.status in streams.OVER and after is not None and after >= game.seq:
         # Over, and everything sent: 204 tells an EventSource not to come back.
         return HttpResponse(status=204)

@@ -166,6 +166,20 @@ def test_a_private_game_is_not_found_for_others_and_errors_are_the_apis(server, 
     stream = EventStream(server, game_url(private["id"], "stream/?after=x"), token_for(users[0]))
     assert stream.status == 400 and stream.json()["code"] == "invalid"
     stream.close()
+    # A cursor past the game's seq (no stream sent it; waiting for it would skip the moves up to
+    # it): refused, in the viewer's language.
+    seq = Game.objects.get(pk=private["id"]).seq
+    stream = EventStream(server, game_url(private["id"], "stream/"), token_for(users[0]),
+                         headers={"Last-Event-ID": str(seq + 1), "Accept-Language": "fr"})
+    refused = stream.json()
+    assert stream.status == 400 and refused["code"] == "invalid"
+    assert refused["detail"] == (f"Last-Event-ID (ou ?after=) dépasse le dernier numéro de coup "
+                                 f"de cette partie, {seq}.")
+    stream.close()
+    stream = EventStream(server, game_url(private["id"], f"stream/?after={seq}"),
+                         token_for(users[0]))
+    assert stream.status == 200
+    stream.close()
     stream = EventStream(server, "/api/v1/me/stream/")
     assert stream.status == 401 and stream.json()["code"] == "not_authenticated"
     stream.close()
