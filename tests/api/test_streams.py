@@ -572,3 +572,24 @@ def test_the_write_path_tells_the_players_streams_the_start_with_what_they_say(
     assert all(message == {"game": body["id"], "seq": 0, "kind": push.STARTED,
                            "event": {"kind": "mascarade", "status": "active"}}
                for message in starts.values())
+
+
+def test_an_aborted_game_is_told_ended_with_its_status(server, four):
+    """``game_ended`` comes for an aborted game too (as docs/api/README.md says): its status
+    says ``aborted``, and it has no winners."""
+    from django.contrib.auth.models import Group
+
+    from moderation import services as moderation
+
+    users, game = four
+    moderator = UserFactory(is_staff=True)
+    moderator.groups.add(Group.objects.get(name="Moderators"))
+    stream = EventStream(server, "/api/v1/me/stream/", token_for(users[1]))
+    try:
+        moderation.abort(moderator, game.pk, "a test of the stream")
+        ended = stream.until(lambda m: m["event"] == "game_ended", seconds=20)[-1]["data"]
+        game.refresh_from_db()
+        assert ended == {"game": str(game.pk), "kind": "mascarade", "seq": game.seq,
+                         "status": "aborted", "winners": []}
+    finally:
+        stream.close()
