@@ -5,7 +5,8 @@ seats, its pending decisions, read for every API request) that compilation costs
 query itself. A :class:`PreparedQuery` is written as an ordinary queryset (a function of the
 values it filters on); on PostgreSQL it is compiled once per thread with marker values, and each
 run puts the real values where the markers were and builds the model instances as the ORM does
-(``from_db``, ``select_related`` populators, annotations, converters). Elsewhere (SQLite, the
+(``from_db``, ``select_related`` populators, annotations, converters; an instance is made by
+setting its fields where that is all ``from_db`` would do: :func:`_maker`). Elsewhere (SQLite, the
 development fallback) it simply evaluates the queryset. ``tests/site/test_prepared.py`` checks that
 both ways give the same objects. :func:`read_together` sends several of them as one statement
 (a game's seats and its pending decisions, read for every move and every read of a game).
@@ -26,9 +27,9 @@ statement on PostgreSQL: a move's writes are one statement, not one each.
 Each can be switched off (``PERF_OFF=prepared`` / ``read_together`` / ``writes``,
 :mod:`mascarade_site.perf`):
 ``bench/api_cpu.py`` shows what they buy. The reads rely on what Django's SQL compiler exposes to
-its own ``QuerySet`` (``as_sql``, ``klass_info``, ``get_converters``, the related populators): not
-a documented API, pinned by ``tests/site/test_prepared.py``, which compares every result with the
-ORM's.
+its own ``QuerySet`` (``as_sql``, ``klass_info``, ``get_converters``, the related populators and
+their attributes): not a documented API, pinned by ``tests/site/test_prepared.py``, which
+compares every result with the ORM's.
 """
 
 from __future__ import annotations

@@ -126,7 +126,8 @@ class MoveIn(serializers.Serializer):
         building the serializer, which costs about 4 % of a move's CPU; ``None`` for any other
         body, which the serializer then validates (and refuses, errors and all).
         ``PERF_OFF=plain_move`` (:mod:`mascarade_site.perf`) always answers ``None``."""
-        if type(data) is not dict or type(data.get("move")) is not dict:
+        if (not perf.on("plain_move") or type(data) is not dict
+                or type(data.get("move")) is not dict):
             return None
         try:
             drf_json.dumps(data["move"])  # (the JSON field's own check: no NaN, say)
@@ -138,7 +139,7 @@ class MoveIn(serializers.Serializer):
             if seq is not None and not (type(seq) is int and 0 <= seq <= MAX_SEQ):
                 return None
             out["expected_seq"] = seq
-        return out if perf.on("plain_move") else None
+        return out
 
 
 class GamesQuery(serializers.Serializer):
