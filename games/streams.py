@@ -518,12 +518,13 @@ async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
                 # a lost message (a revocation, a decision) costs time, never more; the comment
                 # keeps proxies from closing a stream woken with nothing to send.
                 left = max(heartbeat - (time.monotonic() - last_check), 0.0)
-                wakes, _timed_out = await listener.wait(left)
+                wakes, timed_out = await listener.wait(left)
                 recheck = wakes is None or any(wake.get("kind") == push.AUTH for wake in wakes)
-                if time.monotonic() - last_check >= heartbeat:
+                # (a wait timed out is the heartbeat, even a hair early: asyncio runs a timer
+                # up to its clock's resolution before its time)
+                if timed_out or time.monotonic() - last_check >= heartbeat:
                     yield comment("heartbeat")
                     full_next = wakes is not None
-                    recheck = recheck or wakes is None
             else:
                 await asyncio.sleep(poll)
                 wakes = None

@@ -250,7 +250,7 @@ def test_a_busy_stream_still_checks_access_every_heartbeat(server, four, monkeyp
             until=lambda m: m["event"] in ("error", "<closed>"))
         assert seen and seen[-1]["event"] == "error", seen
         assert seen[-1]["data"]["code"] == "not_authenticated"
-        assert "heartbeat" in stream.comments
+        assert "heartbeat" in stream.comments, seen
     finally:
         stream.close()
 
