@@ -153,8 +153,14 @@ def seats_of(game: Game) -> list[Seat]:
 def seats_and_pending(game: Game) -> tuple[list[Seat], list[PendingDecision]]:
     """The seats of one game (as :func:`seats_of`) and its pending decisions: one query
     (:func:`mascarade_site.prepared.read_together`)."""
-    seats, pending = read_together((_SEATS, (game.pk, *_days())), (PENDING, (game.pk,)))
+    seats, pending = read_together(*seats_and_pending_reads(game.pk))
     return seats, pending
+
+
+def seats_and_pending_reads(game_id) -> tuple[tuple[PreparedQuery, tuple], ...]:
+    """The prepared reads of :func:`seats_and_pending`, for a statement that also locks the
+    game (``open_table``)."""
+    return (_SEATS, (game_id, *_days())), (PENDING, (game_id,))
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:

@@ -9,6 +9,9 @@ same process and prints CPU and statements per request with each on and off.
 ``prepared``       the hot reads compiled once (:class:`mascarade_site.prepared.PreparedQuery`)
 ``read_together``  a game's seats and pending decisions read in one statement
                    (:func:`mascarade_site.prepared.read_together`); off, one each
+``lock_together``  a write's lock of the game taken in the statement that reads its seats and
+                   pending decisions (:func:`mascarade_site.prepared.lock_together`, in
+                   ``open_table``); off, the lock, then the read
 ``fast_models``    the prepared reads' model instances made by setting their fields, where that
                    is what ``from_db`` does (:func:`mascarade_site.prepared._maker`); off,
                    ``from_db``
@@ -38,8 +41,8 @@ from django.conf import settings
 
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
-TRICKS = ("prepared", "fast_models", "read_together", "writes", "health", "timestamptz",
-          "plain_move", "lua_throttle", "gc_freeze")
+TRICKS = ("prepared", "fast_models", "read_together", "lock_together", "writes", "health",
+          "timestamptz", "plain_move", "lua_throttle", "gc_freeze")
 
 
 def on(name: str) -> bool:

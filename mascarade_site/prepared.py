@@ -310,12 +310,45 @@ def read_together(*calls: tuple[PreparedQuery, tuple]) -> list[list]:
     ordering), which must be of plain fields other than text. All the parts run on one
     snapshot. Elsewhere (SQLite, ``PERF_OFF=prepared`` or ``read_together``, a value that does
     not fit, a part with ``select_for_update``, whose lock must come before the others'
-    snapshot), one after the other."""
-    connection = connections[calls[0][0].using] if calls else None
+    snapshot: see :func:`lock_together`), one after the other."""
+    together = _together(calls, locking=False) if calls else None
+    return together if together is not None else [query(*values) for query, values in calls]
+
+
+def lock_together(lock: tuple[PreparedQuery, tuple],
+                  *calls: tuple[PreparedQuery, tuple]) -> list[list]:
+    """:func:`read_together` of ``lock``, a query that locks its rows (``select_for_update``),
+    and of ``calls``: the lock taken and the others read in one statement on PostgreSQL.
+
+    The others read that statement's snapshot, taken before the lock was granted: what a
+    transaction that held the lock committed while this one waited for it (or in the instant
+    between the snapshot and the lock) is not in them, while the locked rows are read again
+    once the lock is granted, as they are then. **The caller checks** that no such transaction
+    changed what the others read, and reads them again if one did: the locked rows carry what
+    the snapshot saw of them (``open_table`` in ``games/services/core.py`` compares the game's
+    ``version`` it locked with the one its snapshot saw, and every transaction that changes a
+    game's seats or pending decisions under its lock bumps its version). Elsewhere (as for
+    :func:`read_together`, or ``PERF_OFF=lock_together``), the lock first, then the others
+    (:func:`read_together`) once it is granted."""
+    together = (_together((lock, *calls), locking=True) if perf.on("lock_together")
+                else None)
+    if together is not None:
+        return together
+    query, values = lock
+    locked = query(*values)
+    # (nothing locked, nothing else read: as the caller's lock would have stopped it)
+    return [locked, *(read_together(*calls) if locked else [[] for _call in calls])]
+
+
+def _together(calls: tuple[tuple[PreparedQuery, tuple], ...], *, locking: bool
+              ) -> list[list] | None:
+    """The one statement of :func:`read_together` (``locking``: of :func:`lock_together`, its
+    first part locking), or ``None`` where the parts must run one after the other."""
+    connection = connections[calls[0][0].using]
     if (len(calls) < 2 or connection.vendor != "postgresql" or not perf.on("prepared")
             or not perf.on("read_together")
             or any(query.using != calls[0][0].using for query, _values in calls)):
-        return [query(*values) for query, values in calls]
+        return None
     ready = []
     for query, values in calls:
         if len(values) != len(query.kinds):
@@ -323,11 +356,16 @@ def read_together(*calls: tuple[PreparedQuery, tuple]) -> list[list]:
         fit = tuple(_as_kind(value, kind) for value, kind in zip(values, query.kinds,
                                                                   strict=True))
         if _UNFIT in fit:
-            return [query(*values) for query, values in calls]
+            return None
         ready.append(fit)
     compiled = [query._compiled() for query, _values in calls]
-    if any(part.for_update or part.order is None for part in compiled):
-        return [query(*values) for query, values in calls]
+    if (any(part.order is None for part in compiled)
+            or any(part.for_update for part in compiled[1 if locking else 0:])
+            or (locking and not compiled[0].for_update)):
+        return None
+    if locking and connection.get_autocommit():
+        raise TransactionManagementError(
+            "select_for_update cannot be used outside of a transaction.")
     sql = _together_sql(compiled)
     params = [param for part, values in zip(compiled, ready, strict=True)
               for param in part.bound(values)]

@@ -23,7 +23,10 @@ given a countdown, through :mod:`games.dispatch`.
 :func:`commit_many` does the same for several games in a few queries (a burst of timeouts).
 
 Locking duties: every function here runs inside ``transaction.atomic()`` with the game's row
-locked by :func:`open_table` (or by the sweep's ``SKIP LOCKED``); nothing here commits.
+locked by :func:`open_table` (or by the sweep's ``SKIP LOCKED``); nothing here commits. A
+transaction that changes a game's seats or pending decisions under its lock also bumps the
+game's ``version`` (as :func:`commit` does): :func:`open_table` reads them in the statement that
+takes the lock, and trusts that read only if no transaction bumped the version while it waited.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -56,6 +60,7 @@ from mascarade_site.prepared import (
     Write,
     delete_write,
     insert_write,
+    lock_together,
     update_write,
     write_together,
 )
@@ -81,6 +86,14 @@ TABLE_ACTION_DEFAULT_STATUSES = (Game.Status.ACTIVE, Game.Status.PAUSED)
 _LOCK = PreparedQuery(lambda pk: Game.objects.select_for_update(of=("self",))
                       .select_related("snapshot", "created_by").filter(pk=pk).order_by(),
                       uuid.UUID)
+#: The same, with the version that the statement's snapshot saw (``seen_version``): the locked
+#: row is read again once the lock is granted, the snapshot was taken before.
+_LOCK_SEEN = PreparedQuery(
+    lambda pk: Game.objects.select_for_update(of=("self",))
+    .select_related("snapshot", "created_by").filter(pk=pk).order_by()
+    .annotate(seen_version=Subquery(Game.objects.filter(pk=OuterRef("pk"))
+                                    .order_by().values("version")[:1])),
+    uuid.UUID)
 
 
 def lock(game_id) -> Game:
@@ -367,15 +380,24 @@ class Table:
 
 def open_table(game_id, *, expected_seq: int | None = None) -> Table:
     """Lock the game (:class:`NotFound` if there is none) and read its seats (and, once it
-    started, its pending decisions, in the same statement); with ``expected_seq``,
-    :class:`StaleSeq` unless the game is at that seq."""
-    game = lock(game_id)
+    started, its pending decisions), in the statement that takes the lock; with
+    ``expected_seq``, :class:`StaleSeq` unless the game is at that seq."""
+    # The lock, the seats and the pending decisions in one statement (a round trip less than
+    # the lock, then the two). The two were read on the statement's snapshot, from before the
+    # lock was granted: if a transaction holding it bumped the game's version since (as every
+    # change of them under the lock does: the module's locking duties), read them again.
+    found, seats, pending = lock_together((_LOCK_SEEN, (game_id,)),
+                                          *selectors.seats_and_pending_reads(game_id))
+    if not found:
+        raise NotFound(_("No such game."))
+    game = found[0]
+    fresh = game.__dict__.pop("seen_version") == game.version
     if expected_seq is not None and expected_seq != game.seq:
         raise StaleSeq(game.seq)
     if game.started_at is None:
-        return Table(game=game, seats=selectors.seats_of(game))
-    # (read after the lock, in one statement: both as the last write under it left them)
-    seats, pending = selectors.seats_and_pending(game)
+        return Table(game=game, seats=seats if fresh else selectors.seats_of(game))
+    if not fresh:
+        seats, pending = selectors.seats_and_pending(game)
     return Table(game=game, seats=seats, _pending=pending)
 
 

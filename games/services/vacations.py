@@ -17,7 +17,7 @@ import datetime as dt
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -122,6 +122,8 @@ def recompute_deadlines(user: User) -> int:
                     changed.append(row)
             if changed:
                 PendingDecision.objects.bulk_update(changed, ["deadline", "remind_at"])
+                # (under the lock, with the change: the locking duty of games.services.core)
+                Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
                 if game.status == Game.Status.ACTIVE:
                     schedule_countdowns(game.pk, changed, now)
             moved += len(changed)

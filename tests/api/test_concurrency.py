@@ -108,3 +108,78 @@ def test_same_idempotency_key_from_twenty_threads_stores_one_move_and_answers_al
     first = answers[0].json()
     assert all(a.json() == first for a in answers)
     assert MoveRecord.objects.filter(game=game).count() == 1
+
+
+def _waiting_for_a_lock(timeout: float = 10.0) -> bool:
+    """Whether another backend waits for a row lock (polled up to ``timeout`` seconds)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                           "AND pid <> pg_backend_pid()")
+            if cursor.fetchone()[0]:
+                return True
+            time.sleep(0.02)
+    return False
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("off", [False, True], ids=["together", "lock_together off"])
+def test_a_table_opened_while_another_write_holds_the_lock_reads_what_it_wrote(off, settings):
+    """``open_table`` takes the game's lock in the statement that reads its seats and pending
+    decisions, whose snapshot comes before the lock is granted. A table opened while another
+    transaction holds the lock, moves and commits must still see the pending decisions as that
+    move left them (the version the statement saw differs from the one it locked: it reads them
+    again), and not those of the snapshot."""
+    from django.db import transaction
+
+    from games.services import core
+
+    if off:
+        settings.PERF_OFF = frozenset({"lock_together"})
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:])
+    before = game.pending_decisions.get()
+    locked, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def first_writer():
+        try:
+            with transaction.atomic():
+                table = core.open_table(game.pk)
+                table.play(before.player, _first_move(game), actor=MoveRecord.Actor.PLAYER)
+                core.commit(table)
+                locked.set()
+                assert release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    def second_writer():
+        try:
+            with transaction.atomic():
+                table = core.open_table(game.pk)
+                seen["seq"] = table.game.seq
+                seen["pending"] = [(row.player, row.seq) for row in table.pending]
+                seen["seats"] = [seat.pk for seat in table.seats]
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=first_writer)
+    first.start()
+    assert locked.wait(timeout=30)
+    second = threading.Thread(target=second_writer)
+    second.start()
+    try:
+        assert _waiting_for_a_lock(), "the second table did not wait for the first one's lock"
+    finally:
+        release.set()
+        first.join(timeout=30)
+        second.join(timeout=30)
+    after = list(game.pending_decisions.order_by("player").values_list("player", "seq"))
+    assert seen["seq"] == 1
+    assert after and after != [(before.player, before.seq)]
+    assert sorted(seen["pending"]) == after
+    assert seen["seats"] == list(game.seats.order_by("position").values_list("pk", flat=True))

@@ -460,7 +460,9 @@ def test_deadlines_before_the_next_sweep_get_a_task_at_their_deadline(users, mon
     for game, when in zip(games, at, strict=True):
         PendingDecision.objects.filter(game=game).update(deadline=when)
     due_now, paused = new_game(users), new_game(users)
-    expire(due_now)  # due already: the fan-out's and the sweep's, not anticipated
+    # due already: the fan-out's and the sweep's, not anticipated (before ``now``, however long
+    # making the games took: ``expire`` would count from the clock, after it)
+    PendingDecision.objects.filter(game=due_now).update(deadline=now - PAST)
     PendingDecision.objects.filter(game=paused).update(deadline=at[0])
     services.apply_table_move(paused.pk, "pause")
     assert services.anticipate_deadlines(now) == 4  # not the one 9 s away

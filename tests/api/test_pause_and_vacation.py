@@ -141,6 +141,25 @@ def test_deadlines_extend_over_a_vacation_and_the_table_sees_it(users):
         assert not any(p["vacation"] for i, p in enumerate(seen["players"]) if i != player)
 
 
+def test_the_transaction_that_moves_a_deadline_bumps_the_games_version(users):
+    """A deadline moved by a vacation is changed under the game's lock with the game's version
+    bumped in the same transaction (``games.services.core``'s locking duty: a move that waited
+    for that lock reads the pending decisions again), not only by the bump of every game of the
+    user that comes after (left out here)."""
+    game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 86_400})
+    row = PendingDecision.objects.get(game=game)
+    owner = users[row.player]
+    version = Game.objects.get(pk=game.pk).version
+    tomorrow = timezone.now().date() + dt.timedelta(days=1)
+    with mock.patch("games.services.vacations.user_changed") as later_bump:
+        answer = client_for(owner).post(ME, days(tomorrow, 3), format="json")
+    assert answer.status_code == 201
+    assert later_bump.called
+    moved = PendingDecision.objects.get(pk=row.pk)
+    assert moved.deadline > row.deadline
+    assert Game.objects.get(pk=game.pk).version == version + 1
+
+
 def _awaited_row(game) -> PendingDecision:
     return PendingDecision.objects.get(game=game)
 

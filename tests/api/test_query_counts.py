@@ -61,12 +61,12 @@ def test_query_counts_are_the_same_at_move_5_and_at_move_300():
 # The statements of a move, by kind: the README's "Load and cost" says them.
 
 #: ``POST /moves/``: the token; the transaction (a SAVEPOINT and its RELEASE here, inside the
-#: test's own transaction; BEGIN and COMMIT in a request); the game locked; its seats and its
-#: pending decisions, in one statement (mascarade_site.prepared.read_together); every write of
+#: test's own transaction; BEGIN and COMMIT in a request); the game locked, its seats and its
+#: pending decisions read, in one statement (mascarade_site.prepared.lock_together); every write of
 #: the move in one statement (the record, the snapshot, the game's row, the pending decisions'
 #: difference, the outbox's "your turn" message of the player now awaited:
 #: mascarade_site.prepared.write_together).
-MOVE_STATEMENTS = ["SELECT", "SAVEPOINT", "SELECT", "SELECT", "WITH", "RELEASE"]
+MOVE_STATEMENTS = ["SELECT", "SAVEPOINT", "SELECT", "WITH", "RELEASE"]
 #: ``GET /games/{id}/``: the token, the game (with its snapshot), its seats and its pending
 #: decisions (one statement).
 READ_STATEMENTS = ["SELECT", "SELECT", "SELECT"]
@@ -157,7 +157,7 @@ def test_the_other_games_moves_are_the_same_statements(kind, options, players):
         services.join_game(user, game_id)
     game = Game.objects.get(pk=game_id)
     clients = {n: client_for(user) for n, user in enumerate(users)}
-    replaced = [*MOVE_STATEMENTS[:4], "DELETE", *MOVE_STATEMENTS[4:]]
+    replaced = [*MOVE_STATEMENTS[:3], "DELETE", *MOVE_STATEMENTS[3:]]
     seen = []
     for _ in range(10):
         read, move, move_sql = _statements(game, clients, lambda moves: moves[0])
