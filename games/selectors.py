@@ -179,6 +179,24 @@ def find_game(game_id) -> Game | None:
     return found[0] if found else None
 
 
+def find_and_load(game_id, user, *, with_state: bool = True) -> Loaded | None:
+    """:func:`find_game`, then :func:`load_for_viewer` with the pending decisions, in one
+    statement: the game with its snapshot and creator, its seats and its pending decisions
+    (:func:`mascarade_site.prepared.read_together`); ``None`` if there is no such game or
+    ``user`` may not see it."""
+    found, seats, pending = read_together((_GAME, (game_id,)), *seats_and_pending_reads(game_id))
+    if not found:
+        return None
+    game = found[0]
+    if not can_see(game, seats, user):
+        return None
+    loaded = Loaded(game=game, seats=seats,
+                    pending_read=pending if game.started_at is not None else None)
+    if with_state:
+        complete(loaded)
+    return loaded
+
+
 def load_for_viewer(game: Game, user, *, with_state: bool = True,
                     with_pending: bool = True) -> Loaded | None:
     """Seats, state and pending decisions of ``game``; ``None`` if ``user`` may not see it.

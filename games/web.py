@@ -44,8 +44,7 @@ HISTORY_MOVES = 60
 
 
 def _loaded(request, game_id) -> selectors.Loaded:
-    game = selectors.find_game(game_id)
-    loaded = selectors.load_for_viewer(game, request.user) if game else None
+    loaded = selectors.find_and_load(game_id, request.user)
     if loaded is None:
         raise Http404(_("No such game."))
     return loaded

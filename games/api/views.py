@@ -75,8 +75,7 @@ def idempotency(request) -> services.Idempotency | None:
 
 
 def _loaded_or_404(request, game_id, *, with_state: bool = True):
-    game = selectors.find_game(game_id)
-    loaded = selectors.load_for_viewer(game, request.user, with_state=with_state) if game else None
+    loaded = selectors.find_and_load(game_id, request.user, with_state=with_state)
     if loaded is None:
         raise NotFound("No such game.")
     return loaded

@@ -67,9 +67,9 @@ def test_query_counts_are_the_same_at_move_5_and_at_move_300():
 #: difference, the outbox's "your turn" message of the player now awaited:
 #: mascarade_site.prepared.write_together).
 MOVE_STATEMENTS = ["SELECT", "SAVEPOINT", "SELECT", "WITH", "RELEASE"]
-#: ``GET /games/{id}/``: the token, the game (with its snapshot), its seats and its pending
-#: decisions (one statement).
-READ_STATEMENTS = ["SELECT", "SELECT", "SELECT"]
+#: ``GET /games/{id}/``: the token; the game (with its snapshot), its seats and its pending
+#: decisions, in one statement (mascarade_site.prepared.read_together).
+READ_STATEMENTS = ["SELECT", "SELECT"]
 
 
 def _played_in_memory(game: Game, moves: int, choose) -> None:
