@@ -88,7 +88,9 @@ def retry_line(ms: int) -> bytes:
 @dataclass
 class Viewer:
     """Who reads a stream: ``user`` (anonymous for a spectator without an account) and
-    ``check``, which says again whether they may still read (``None``) or why not."""
+    ``check``, which says again whether they may still read (``None``) or why not, and sets
+    ``user`` to the account as it reads now (what it may see follows: a staff member demoted
+    no longer sees the private games they have no seat in)."""
 
     user: Any
     check: Callable[[], Refusal | None] = lambda: None
@@ -128,7 +130,9 @@ class GameStream:
         full = wakes is None
         wakes = wakes or []
         ours = [wake for wake in wakes if wake.get("game") == self.key]
-        moved = full or self.version is None or any(
+        # (with ``recheck``, the game is read again whether or not it moved: whether the viewer
+        # may still see it, as the account reads now, a staff member demoted say)
+        moved = full or recheck or self.version is None or any(
             "version" in wake and wake["version"] != self.version for wake in ours)
         chat = full or any("chat" in wake for wake in ours)
         mine = self.user_id is not None and (full or any(
@@ -136,7 +140,7 @@ class GameStream:
             for wake in wakes))
         out: list[bytes] = []
         if moved:
-            step = self._moves()
+            step = self._moves(access=recheck)
             if step.done:
                 return step
             out += step.messages
@@ -152,18 +156,24 @@ class GameStream:
             self.awaiting = count
         return Step(out)
 
-    def _moves(self) -> Step:
-        """The moves after the cursor, then the game's position (``end`` once it is over)."""
+    def _moves(self, access: bool = False) -> Step:
+        """The moves after the cursor, then the game's position (``end`` once it is over);
+        with ``access``, whether the viewer may still see the game is read even if it did not
+        move."""
+        gone = Step([sse("error", {"code": "not_found", "detail": "No such game."})], True)
         game = selectors.find_game(self.game_id)
         if game is None:
-            return Step([sse("error", {"code": "not_found", "detail": "No such game."})], True)
+            return gone
         if self.cursor is None or self.cursor > game.seq:
             self.cursor = game.seq
         if game.version == self.version and game.seq == self.cursor and game.status not in OVER:
+            if access and game.private and not selectors.can_see(
+                    game, selectors.seats_of(game), self.viewer.user):
+                return gone
             return Step()
         loaded = selectors.load_for_viewer(game, self.viewer.user, with_pending=False)
         if loaded is None:
-            return Step([sse("error", {"code": "not_found", "detail": "No such game."})], True)
+            return gone
         out = []
         while self.cursor < game.seq:
             page = selectors.events_payload(loaded, self.viewer.user, self.cursor)
@@ -190,12 +200,16 @@ class UserStream:
 
     def __init__(self, viewer: Viewer):
         self.viewer = viewer
-        self.user = viewer.user
-        self.channels = (push.user_channel(self.user.pk),)
+        self.channels = (push.user_channel(viewer.user.pk),)
         #: (game id, player, seq of the decision, the game's seq when it was sent) of the
         #: decisions sent and still awaited: one still awaited when the game has moved on (others
         #: answered theirs) is sent again, with the seq an answer must now name.
         self.sent: set[tuple[str, int, int, int]] = set()
+
+    @property
+    def user(self):
+        """The viewer's account, as their last access check read it."""
+        return self.viewer.user
 
     def step(self, wakes: list[dict] | None, recheck: bool) -> Step:
         if recheck:

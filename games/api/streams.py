@@ -58,23 +58,38 @@ def _token_user(token: bytes):
 
 
 def _session_check(session_key: str | None, user_id):
+    """What checks a session's access: ``(user, None)``, or ``(None or user, (code,
+    detail))`` when it may not read."""
     engine = import_string(settings.SESSION_ENGINE)
 
     def check():
         if session_key is None:
-            return "not_authenticated", _("You are logged out.")
+            return None, ("not_authenticated", _("You are logged out."))
         session = engine.SessionStore(session_key)
         user = get_user_model().objects.filter(pk=user_id).first()
         if (user is None or not user.is_active or session.get(SESSION_KEY) != str(user_id)
                 or not constant_time_compare(session.get(HASH_SESSION_KEY, ""),
                                              user.get_session_auth_hash())):
-            return "not_authenticated", _("You are logged out.")
+            return None, ("not_authenticated", _("You are logged out."))
         reason = user.blocked_reason()
-        if reason:
-            return "forbidden", reason
-        return None
+        return user, (("forbidden", reason) if reason else None)
 
     return check
+
+
+def _kept(user, check) -> streams.Viewer:
+    """The viewer ``user``, whose access ``check`` (``() -> (user, refusal)``) reads again,
+    keeping the account as it reads now."""
+    viewer = streams.Viewer(user)
+
+    def again():
+        fresh, refusal = check()
+        if fresh is not None:
+            viewer.user = fresh
+        return refusal
+
+    viewer.check = again
+    return viewer
 
 
 def _in_db(request, func):
@@ -99,19 +114,15 @@ async def _viewer(request) -> streams.Viewer | JsonResponse:
         user, refusal = await _in_db(request, _token_user)(token)
         if refusal:
             return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
-
-        def check():
-            return _token_user(token)[1]
-
-        return streams.Viewer(user, check)
+        return _kept(user, lambda: _token_user(token))
     user = await request.auser()
     if not user.is_authenticated:
         return streams.Viewer(user)
     check = _session_check(request.session.session_key, user.pk)
-    refusal = await _in_db(request, check)()
+    _user, refusal = await _in_db(request, check)()
     if refusal:
         return _error(401 if refusal[0] == "not_authenticated" else 403, *refusal)
-    return streams.Viewer(user, check)
+    return _kept(user, check)
 
 
 async def _respond(request, stream, user_key) -> StreamingHttpResponse | JsonResponse:

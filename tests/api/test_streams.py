@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from django.test import Client
 from knox.models import AuthToken
 
 from games import push, services, streams
@@ -151,6 +152,36 @@ def test_a_banned_user_is_cut_off(server, four):
         assert stream.next() is None
     finally:
         stream.close()
+
+
+@pytest.mark.parametrize("by", ["token", "session"])
+def test_a_demoted_staff_member_is_cut_off_from_a_private_game(server, four, by):
+    """Staff see every private game; once demoted, their stream of one they have no seat in
+    ends as soon as their account is saved (the access check reads the account anew), though
+    the game did not move."""
+    users, _game = four
+    private = services.create_game(users[0], "mascarade", {"players": 4}, private=True).body
+    staff = UserFactory(is_staff=True)
+    if by == "token":
+        stream = EventStream(server, game_url(private["id"], "stream/"), token_for(staff))
+    else:
+        client = Client()
+        client.force_login(staff)
+        cookie = f"sessionid={client.cookies['sessionid'].value}"
+        stream = EventStream(server, game_url(private["id"], "stream/"),
+                             headers={"Cookie": cookie})
+    try:
+        assert stream.status == 200 and stream.next()["event"] == "game"
+        staff.is_staff = False
+        staff.save()
+        error = stream.until(lambda m: m["event"] == "error", seconds=10)[-1]
+        assert error["data"]["code"] == "not_found"
+        assert stream.next() is None
+    finally:
+        stream.close()
+    again = EventStream(server, game_url(private["id"], "stream/"), token_for(staff))
+    assert again.status == 404
+    again.close()
 
 
 def test_a_private_game_is_not_found_for_others_and_errors_are_the_apis(server, four):
