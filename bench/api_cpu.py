@@ -36,7 +36,7 @@ on, off..., so that the machine's drift (its faster and slower phases) favours n
 figure is the median CPU of its requests (the mean, which counts the rare full garbage
 collections the median leaves out, in brackets). Under each table, the spread of the all-on
 stretches' medians tells how much of a difference is noise. Tricks are switched by assigning
-``settings.PERF_OFF``, which :func:`mascarade_site.perf.on` reads at each use:
+``mascarade_site.perf.switch``, which sets ``settings.PERF_OFF`` for :func:`mascarade_site.perf.on`:
 
 - ``prepared``, ``writes``: the hot reads and writes of :mod:`mascarade_site.prepared`, or the
   ORM's.
@@ -229,10 +229,10 @@ def play(server: Server, tables: list[dict], moves: int, policy: str, rng: rando
 
 
 def switch(off: frozenset[str]) -> None:
-    """The tricks named in ``off`` off, the others on (read at each use)."""
-    from django.conf import settings
+    """The tricks named in ``off`` off, the others on (:func:`mascarade_site.perf.switch`)."""
+    from mascarade_site import perf
 
-    settings.PERF_OFF = off
+    perf.switch(off)
 
 
 def collector(off: frozenset[str]) -> None:

@@ -2,8 +2,9 @@
 
 Each trick below uses only public extension points of Django, DRF, psycopg or Celery, and each
 can be switched off with ``PERF_OFF`` (a comma-separated list of names, in the environment or in
-``settings.PERF_OFF``), read at each use: ``bench/api_cpu.py`` switches them one at a time in the
-same process and prints CPU and statements per request with each on and off.
+``settings.PERF_OFF``; read again when ``override_settings`` changes it or :func:`switch` sets
+it): ``bench/api_cpu.py`` switches them one at a time in the same process and prints CPU and
+statements per request with each on and off.
 
 =================  ==========================================================================
 ``prepared``       the hot reads compiled once (:class:`mascarade_site.prepared.PreparedQuery`)
@@ -38,6 +39,8 @@ same process and prints CPU and statements per request with each on and off.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
@@ -45,6 +48,36 @@ TRICKS = ("prepared", "fast_models", "read_together", "lock_together", "writes",
           "timestamptz", "plain_move", "lua_throttle", "gc_freeze")
 
 
+#: ``settings.PERF_OFF`` as last read (``None``: to read again). Read on every use, the setting
+#: cost each of the tens of uses in a request a trip through ``LazySettings``.
+_off: frozenset[str] | None = None
+
+
 def on(name: str) -> bool:
     """Whether the trick ``name`` is switched on (the default)."""
-    return name not in settings.PERF_OFF
+    off = _off
+    if off is None:
+        off = _read()
+    return name not in off
+
+
+def _read() -> frozenset[str]:
+    global _off
+    _off = off = frozenset(settings.PERF_OFF)
+    return off
+
+
+def switch(off: frozenset[str]) -> None:
+    """The tricks named in ``off`` off, the others on, from now on in this process (what
+    ``bench/api_cpu.py`` calls between its stretches)."""
+    global _off
+    settings.PERF_OFF = frozenset(off)
+    _off = None
+
+
+@receiver(setting_changed, dispatch_uid="mascarade_site.perf")
+def _setting_changed(setting: str, **kwargs) -> None:
+    """``override_settings`` (and pytest-django's ``settings``) changed ``PERF_OFF``."""
+    global _off
+    if setting == "PERF_OFF":
+        _off = None

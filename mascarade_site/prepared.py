@@ -79,7 +79,13 @@ def execute(connection: Any, sql: str, params: list, fetch: bool = False
     row count."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return (cursor.fetchall() if fetch else None), cursor.rowcount
+        # (the rows from psycopg's own cursor, its errors made Django's as the wrapper's
+        # ``fetchall`` makes them: the wrapper builds that ``fetchall`` anew at each use)
+        raw = cursor.cursor
+        if fetch:
+            with connection.wrap_database_errors:
+                return raw.fetchall(), raw.rowcount
+        return None, raw.rowcount
 
 
 _PLAIN_DESCRIPTORS = (DeferredAttribute, ForeignKeyDeferredAttribute)
