@@ -1,0 +1,294 @@
+"""The API's cost per request in instructions, counted by valgrind's callgrind: a figure that the
+machine's phase does not move, for the cuts that ``bench/api_cpu.py``'s CPU times cannot tell
+apart on a slow day.
+
+    .venv/bin/python bench/api_instr.py [--moves 100] [--long-moves 300] [--tricks a,b]
+                                        [--workloads random,exchanges,long]
+
+It runs itself again under ``valgrind --tool=callgrind`` (valgrind and its ``callgrind.h``, and
+a C compiler for a five-line helper, ``ctypes``-loaded, that switches the count on and off: the
+Debian packages valgrind and gcc). In that process it plays as ``bench/api_cpu.py`` does, each
+request handed to Django's WSGI handler (:class:`bench.api_cpu.Server`), and counts the
+instructions the process executes for ``GET /games/{id}/`` only, over ``--moves`` moves, then
+for ``POST /moves/`` only, over the next ``--moves``: each figure is a mean per request (its
+requests' instructions together, divided by their number). What the PostgreSQL backend and
+Redis execute is not in it (their own processes), nor what the web server does around the
+application (granian's Rust, the kernel).
+
+The count does not drift: two runs of the same code give the same figures to within the
+variance of the games played, which are made the same each time (the games' seeds and the
+bots' choices come from fixed seeds here; what still differs, the ids, tokens and times, moves
+a figure by less than 0.2 %, which the printed "again" row shows). A count is not a time: a cut
+that saves instructions of the interpreter saves about as much time, one that saves cache
+misses or system calls may show less here than in CPU time. Under callgrind the process runs
+about 50 times slower; a run of the defaults (three workloads, every trick off in turn) takes
+about 20 minutes here, ``--tricks none`` about 3.
+
+Workloads (``--workloads``): ``random``, new games played by the random bot (each ends after
+about 40 moves; new ones start); ``exchanges``, new games in which each player exchanges without
+swapping (a state that keeps its size); ``long``, the same on games that already have
+``--long-moves`` moves. For each, the figures with every trick on, then with each trick of
+``--tricks`` (``mascarade_site.perf.TRICKS``; ``none`` for none) off in turn, each on new
+games made the same way, so the states play the very same moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import gc
+import os
+import random
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.api_cpu import (  # noqa: E402
+    DEFAULT_DB,
+    WARM_MOVES,
+    Server,
+    collector,
+    play,
+    switch,
+)
+
+#: The helper: the count switched on and off, and written, from Python (valgrind's client
+#: requests are instructions that only valgrind reads: a no-op when run natively).
+HELPER = r"""
+#include <valgrind/callgrind.h>
+void cg_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+void cg_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
+void cg_zero(void) { CALLGRIND_ZERO_STATS; }
+void cg_dump(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
+int cg_running(void) { return RUNNING_ON_VALGRIND; }
+"""
+ENV_HELPER = "BENCH_CALLGRIND_HELPER"
+ENV_OUT = "BENCH_CALLGRIND_OUT"
+WORKLOADS = ("random", "exchanges", "long")
+KINDS = ("GET", "POST")
+
+
+def relaunch(argv: list[str]) -> int:
+    """This script again, under callgrind (the count off until :class:`Counter` starts it);
+    its exit status."""
+    for tool in ("valgrind", "cc"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"bench/api_instr.py: {tool} is not on PATH (apt-get install "
+                             "valgrind gcc)")
+    work = Path(tempfile.mkdtemp(prefix="bench-instr-"))
+    try:
+        source = work / "cg.c"
+        source.write_text(HELPER)
+        helper = work / "libcg.so"
+        built = subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(helper), str(source)],
+                               capture_output=True, text=True)
+        if built.returncode:
+            raise SystemExit("bench/api_instr.py: the helper did not build (valgrind's "
+                             f"callgrind.h is in Debian's valgrind package):\n{built.stderr}")
+        env = {**os.environ, ENV_HELPER: str(helper), ENV_OUT: str(work / "cg.out"),
+               "PYTHONHASHSEED": "0"}
+        # (the interpreter itself: a venv's python is a link to it, which valgrind follows)
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+                   "--dump-line=no", "--dump-instr=no", f"--callgrind-out-file={work}/cg.out",
+                   "--log-file=" + str(work / "valgrind.log"),
+                   sys.executable, str(Path(__file__).resolve()), *argv]
+        done = subprocess.run(command, env=env)
+        if done.returncode:
+            print((work / "valgrind.log").read_text()[-3000:], file=sys.stderr)
+        return done.returncode
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+class Counter:
+    """The process's count of instructions, through the helper."""
+
+    def __init__(self, helper: str, out: str):
+        self.lib = ctypes.CDLL(helper)
+        self.lib.cg_dump.argtypes = [ctypes.c_char_p]
+        if not self.lib.cg_running():
+            raise SystemExit("bench/api_instr.py: not under valgrind")
+        self.out = Path(out)
+        self.dumps = 0
+
+    def instrument(self, on: bool) -> None:
+        (self.lib.cg_start if on else self.lib.cg_stop)()
+
+    def toggle(self) -> None:
+        self.lib.cg_toggle()
+
+    def take(self, label: str) -> int:
+        """The instructions counted since the last take (callgrind writes them to a file of
+        its own, read here and removed); the count starts again from zero."""
+        self.lib.cg_dump(label.encode())
+        self.dumps += 1
+        path = self.out.with_name(f"{self.out.name}.{self.dumps}")
+        total = None
+        with path.open() as f:
+            for line in f:
+                if line.startswith("totals:"):
+                    total = int(line.split()[1])
+        path.unlink()
+        if total is None:
+            raise SystemExit(f"bench/api_instr.py: no totals in {path}")
+        return total
+
+
+class Collecting:
+    """A :class:`Server` whose requests of one method (``kind``) are counted, and only
+    those."""
+
+    def __init__(self, server: Server, counter: Counter):
+        self.server = server
+        self.counter = counter
+        self.kind: str | None = None
+        self.requests = 0
+
+    def request(self, method: str, *args) -> tuple[int, bytes]:
+        if method != self.kind:
+            return self.server.request(method, *args)
+        self.requests += 1
+        self.counter.toggle()
+        try:
+            return self.server.request(method, *args)
+        finally:
+            self.counter.toggle()
+
+
+def seeded(seed: int) -> None:
+    """New games' seeds (``games.services.lobby``: ``secrets.randbits``) drawn from ``seed``,
+    so that every state plays the same deals."""
+    from games.services import lobby
+
+    rng = random.Random(seed)
+
+    class Secrets:
+        def __getattr__(self, name):
+            return getattr(secrets, name)
+
+        def randbits(self, k: int) -> int:
+            return rng.getrandbits(k)
+
+    lobby.secrets = Secrets()
+
+
+def measure(counter: Counter, make, policy: str, moves: int, off: frozenset[str]
+            ) -> dict[str, float]:
+    """Instructions per request of each kind with the tricks in ``off`` off, on new games
+    made by ``make`` from fixed seeds."""
+    from bench.api import analyze
+
+    seeded(11)
+    tables = make()
+    analyze()
+    server = Collecting(Server(), counter)
+    switch(off)
+    rng = random.Random(7)
+    try:
+        play(server, tables, WARM_MOVES, policy, rng, None, None)
+        out = {}
+        counter.instrument(True)
+        counter.take("start")
+        for kind in KINDS:
+            # The collector as a worker has it (everything alive frozen, unless gc_freeze is
+            # off), from the same point: its collections fall on the same requests each time.
+            collector(off)
+            counter.take("collector")
+            server.kind, server.requests = kind, 0
+            play(server, tables, moves, policy, rng, None, None)
+            server.kind = None
+            out[kind] = counter.take(f"{kind} {sorted(off)}") / server.requests
+        counter.instrument(False)
+        return out
+    finally:
+        gc.unfreeze()
+        switch(frozenset())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split(". ", 1)[0].replace("\n", " ") + ".")
+    parser.add_argument("--moves", type=int, default=100,
+                        help="moves whose GETs are counted, then as many whose POSTs are (100)")
+    parser.add_argument("--long-moves", type=int, default=300,
+                        help="moves already played in the long games (300)")
+    parser.add_argument("--tricks", help="the tricks switched off in turn, comma-separated (all "
+                                         "of mascarade_site.perf.TRICKS; none: none)")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS),
+                        help=f"comma-separated, of {', '.join(WORKLOADS)} (all)")
+    parser.add_argument("--again", action=argparse.BooleanOptionalAction, default=True,
+                        help="the all-on figures taken twice, to show what is left of noise (on)")
+    args = parser.parse_args()
+    workloads = [name for name in args.workloads.split(",") if name]
+    if set(workloads) - set(WORKLOADS):
+        raise SystemExit(f"bench/api_instr.py: workloads are {', '.join(WORKLOADS)}")
+    if ENV_HELPER not in os.environ:
+        raise SystemExit(relaunch(sys.argv[1:]))
+
+    from bench.api import fresh_database, interpreter, make_tables, server_env
+
+    db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
+    env = server_env(db_url)
+    env["VAR_DIR"] = str(ROOT / "var" / "bench-api-instr")
+    fresh_database(db_url, env)
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from mascarade_site.perf import TRICKS
+
+    tricks = (() if args.tricks == "none" else
+              tuple(args.tricks.split(",")) if args.tricks else TRICKS)
+    unknown = set(tricks) - set(TRICKS)
+    if unknown:
+        raise SystemExit(f"bench/api_instr.py: no such trick: {', '.join(sorted(unknown))}")
+    counter = Counter(os.environ[ENV_HELPER], os.environ[ENV_OUT])
+    counter_tags = iter(range(10**9))
+    print(f"one process under callgrind, PostgreSQL {db_url.rsplit('/', 1)[-1]}, cache "
+          f"{'Redis' if settings.REDIS_URL else 'local memory'}; {interpreter()}; instructions "
+          f"per request (thousands), the mean of {args.moves} moves' requests of each kind; "
+          "every trick on, then each off in turn, on the same games:", flush=True)
+    makers = {
+        "random": ("new games, random bot", "random",
+                   lambda: make_tables((WARM_MOVES + 2 * args.moves) // 20 + 10,
+                                       f"i{next(counter_tags)}x")),
+        "exchanges": ("new games, exchanges", "exchanges",
+                      lambda: make_tables(2, f"i{next(counter_tags)}x", policy="exchanges")),
+        "long": (f"{args.long_moves}-move games, exchanges", "exchanges",
+                 lambda: make_tables(2, f"i{next(counter_tags)}x",
+                                     moves_before=args.long_moves, policy="exchanges")),
+    }
+    for name in workloads:
+        label, policy, make = makers[name]
+        print(f"\n{label}", flush=True)
+        print(f"{'tricks off':<16} {'GET /games/{id}/':>18} {'POST /moves/':>18}", flush=True)
+        base = measure(counter, make, policy, args.moves, frozenset())
+        rows = [("none", base)]
+        if args.again:
+            rows.append(("none (again)", measure(counter, make, policy, args.moves,
+                                                 frozenset())))
+        for trick in tricks:
+            rows.append((trick, measure(counter, make, policy, args.moves, frozenset({trick}))))
+        for row_label, figures in rows:
+            cells = []
+            for kind in KINDS:
+                value = figures[kind]
+                cell = f"{value / 1000:9,.0f}"
+                if row_label != "none":
+                    cell += f" {100 * (value - base[kind]) / base[kind]:+6.1f} %"
+                else:
+                    cell += " " * 9
+                cells.append(cell)
+            print(f"{row_label:<16} " + " ".join(f"{cell:>18}" for cell in cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
