@@ -75,9 +75,9 @@ WORKLOADS = ("random", "exchanges", "long")
 KINDS = ("GET", "POST")
 
 
-def relaunch(argv: list[str]) -> int:
-    """This script again, under callgrind (the count off until :class:`Counter` starts it);
-    its exit status."""
+def relaunch(argv: list[str], script: Path | None = None) -> int:
+    """``script`` (this one) again, under callgrind (the count off until :class:`Counter`
+    starts it); its exit status."""
     for tool in ("valgrind", "cc"):
         if shutil.which(tool) is None:
             raise SystemExit(f"bench/api_instr.py: {tool} is not on PATH (apt-get install "
@@ -98,7 +98,7 @@ def relaunch(argv: list[str]) -> int:
         command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
                    "--dump-line=no", "--dump-instr=no", f"--callgrind-out-file={work}/cg.out",
                    "--log-file=" + str(work / "valgrind.log"),
-                   sys.executable, str(Path(__file__).resolve()), *argv]
+                   sys.executable, str(script or Path(__file__).resolve()), *argv]
         done = subprocess.run(command, env=env)
         if done.returncode:
             print((work / "valgrind.log").read_text()[-3000:], file=sys.stderr)
