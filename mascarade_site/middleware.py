@@ -1,5 +1,6 @@
 """Site-wide middleware: request bodies larger than the limits are refused before anyone reads
-them.
+them (:class:`BodySizeLimitMiddleware`); the Content-Security-Policy header, as django-csp
+writes it, built once (:class:`CSPMiddleware`).
 
 Django refuses a form body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only when ``request.POST`` or
 ``request.body`` is read, and DRF's parsers read ``request.stream`` with no limit at all: an
@@ -13,9 +14,17 @@ API's parser reads at most its limit (``games/api/parsers.py``).
 
 from __future__ import annotations
 
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject
+from csp.middleware import CSPMiddleware as BaseCSPMiddleware
+from csp.utils import build_policy
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
+
+from mascarade_site import perf
 
 
 class BodySizeLimitMiddleware:
@@ -42,3 +51,56 @@ class BodySizeLimitMiddleware:
             return HttpResponse(_("This request is too large."), status=413,
                                 content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+#: What a view's decorators of django-csp set on its response to change the policy.
+_POLICY_CHANGES = ("_csp_config", "_csp_update", "_csp_replace",
+                   "_csp_config_ro", "_csp_update_ro", "_csp_replace_ro")
+#: The settings the two policies are built from.
+_POLICY_SETTINGS = ("CONTENT_SECURITY_POLICY", "CONTENT_SECURITY_POLICY_REPORT_ONLY")
+
+#: ``(header, the response's exemption attribute, setting, policy)`` of the two policies as
+#: django-csp builds them from the settings (``None``: to build again).
+_built: list[tuple[str, str, str, str]] | None = None
+
+
+@receiver(setting_changed, dispatch_uid="mascarade_site.middleware.csp")
+def _policy_setting_changed(setting: str, **kwargs) -> None:
+    global _built
+    if setting in _POLICY_SETTINGS:
+        _built = None
+
+
+def _policies() -> list[tuple[str, str, str, str]]:
+    global _built
+    if _built is None:
+        _built = [(HEADER, "_csp_exempt", "CONTENT_SECURITY_POLICY", build_policy()),
+                  (HEADER_REPORT_ONLY, "_csp_exempt_ro", "CONTENT_SECURITY_POLICY_REPORT_ONLY",
+                   build_policy(report_only=True))]
+    return _built
+
+
+class CSPMiddleware(BaseCSPMiddleware):
+    """django-csp's middleware, with the policies built once per process (perf's ``csp_once``)
+    for the responses that change nothing of them: no nonce asked for, none of django-csp's
+    decorators on the view; that is every response of this site, whose policy is the settings'
+    alone. django-csp builds them again for each response (``build_policy``: a tenth of a game
+    read's instructions, ``bench/api_instr.py``); any other response, and every response with
+    ``PERF_OFF=csp_once``, goes its way. The headers written are the same either way
+    (``tests/site/test_csp.py``)."""
+
+    def process_response(self, request, response):
+        if (not perf.on("csp_once") or getattr(request, "_csp_nonce", None) is not None
+                or any(getattr(response, name, None) is not None for name in _POLICY_CHANGES)):
+            return super().process_response(request, response)
+        if response.status_code in (500, 404) and settings.DEBUG:
+            return response  # (django-csp leaves the debug pages alone)
+        for header, exempt, setting, policy in _policies():
+            if not policy or header in response or getattr(response, exempt, False) is not False:
+                continue
+            prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES")
+            if not prefixes or not request.path_info.startswith(tuple(prefixes)):
+                response[header] = policy
+        # (as django-csp: a nonce asked for after the header was written is an error)
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
+        return response

@@ -26,6 +26,9 @@ statements per request with each on and off.
 ``plain_move``     the usual body of a move (a ``move`` object, an ``expected_seq`` integer or
                    none) taken without building DRF's serializer (``MoveIn.plain`` in
                    ``games/api/serializers.py``); off, the serializer always
+``csp_once``       the Content-Security-Policy header built once per process, not for each
+                   response (``mascarade_site.middleware.CSPMiddleware``); off, django-csp's
+                   own way
 ``lua_throttle``   the API throttles in one Redis round trip (``games/api/throttling.py``);
                    off, DRF's read-then-write of the cache
 ``gc_freeze``      long-lived objects of web and worker processes left out of the garbage
@@ -45,7 +48,7 @@ from django.dispatch import receiver
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
 TRICKS = ("prepared", "fast_models", "read_together", "lock_together", "writes", "health",
-          "timestamptz", "plain_move", "lua_throttle", "gc_freeze")
+          "timestamptz", "plain_move", "csp_once", "lua_throttle", "gc_freeze")
 
 
 #: ``settings.PERF_OFF`` as last read (``None``: to read again). Read on every use, the setting

@@ -77,7 +77,8 @@ MIDDLEWARE = [
     # First: a body larger than the limits is refused (413) before anything reads it.
     "mascarade_site.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, its policy built once (mascarade_site/middleware.py).
+    "mascarade_site.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",

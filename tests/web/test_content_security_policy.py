@@ -97,3 +97,74 @@ def test_the_api_documentation_page_needs_no_other_host():
             script = asset.content.decode()
             assert re.findall(r"https?://[^\s\"']+", script) == [], link
             assert '"validatorUrl": null' in script, link
+
+
+def _headers(answer) -> dict[str, str | None]:
+    return {name: answer.get(name) for name in ("Content-Security-Policy",
+                                                "Content-Security-Policy-Report-Only")}
+
+
+def _answers(settings, off: frozenset[str]) -> list[dict]:
+    """The policy headers of a few answers (a page, the API, a 404, a view whose response
+    django-csp's decorators change or exempt, a view that asks for a nonce: the policy names
+    none, so it is not in it), with the tricks in ``off`` switched off."""
+    from csp.decorators import csp_exempt, csp_update
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from mascarade_site.middleware import CSPMiddleware
+
+    settings.PERF_OFF = off
+    out = [_headers(Client().get(path)) for path in ("/", "/api/v1/games/", "/nowhere/",
+                                                     "/api/v1/nowhere/")]
+    factory = RequestFactory()
+
+    @csp_update({"img-src": "https://example.org"})
+    def updated(request):
+        return HttpResponse("updated")
+
+    @csp_exempt()
+    def exempt(request):
+        return HttpResponse("exempt")
+
+    def with_nonce(request):
+        return HttpResponse(str(request.csp_nonce))
+
+    for view in (updated, exempt, with_nonce):
+        request = factory.get("/somewhere/")
+        answer = CSPMiddleware(view)(request)
+        out.append(_headers(answer))
+    return out
+
+
+def test_the_policy_built_once_is_the_one_django_csp_builds(settings):
+    """``csp_once`` (the header built once per process) writes what django-csp writes for
+    each answer; the answers that change the policy (a decorator, a nonce) get theirs; a
+    change of the settings is followed; a nonce asked for after the header is an error."""
+    from csp.exceptions import CSPNonceError
+
+    once = _answers(settings, frozenset())
+    assert once == _answers(settings, frozenset({"csp_once"}))
+    assert "img-src 'self' data: https://example.org" in once[4]["Content-Security-Policy"]
+    assert once[5]["Content-Security-Policy"] is None
+    assert all(headers["Content-Security-Policy-Report-Only"] is None for headers in once)
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {
+        "DIRECTIVES": {"default-src": ["'none'"], "report-uri": "/csp-report/"},
+        "EXCLUDE_URL_PREFIXES": ["/api/"]}
+    once = _answers(settings, frozenset())
+    assert once == _answers(settings, frozenset({"csp_once"}))
+    assert once[0]["Content-Security-Policy-Report-Only"] == (
+        "default-src 'none'; report-uri /csp-report/")
+    assert once[1]["Content-Security-Policy-Report-Only"] is None  # (excluded: /api/)
+    assert once[1]["Content-Security-Policy"] is not None
+
+    settings.PERF_OFF = frozenset()
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from mascarade_site.middleware import CSPMiddleware
+
+    request = RequestFactory().get("/")
+    CSPMiddleware(lambda request: HttpResponse("x"))(request)
+    with pytest.raises(CSPNonceError):
+        str(request.csp_nonce)
