@@ -189,8 +189,11 @@ class Table:
     def _append(self, seat: Seat | None, actor: str, by_user, payload: Any,
                 events: list, channel: str = "") -> MoveRecord:
         self.game.seq += 1
-        record = MoveRecord(game=self.game, seq=self.game.seq, seat=seat, actor=actor,
-                            by_user=by_user if by_user is not None
+        # (by their keys: the related instances' descriptors cost more than the rest of the
+        # record's making, and nothing reads them from the record)
+        record = MoveRecord(game_id=self.game.pk, seq=self.game.seq,
+                            seat_id=seat.pk if seat is not None else None, actor=actor,
+                            by_user_id=by_user.pk if by_user is not None
                             and by_user.is_authenticated else None,
                             payload=payload, events=events, channel=channel)
         self.records.append(record)
