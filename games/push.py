@@ -1,12 +1,12 @@
 """Push: once a change to a game commits, the event streams of its viewers are woken.
 
 The write path calls :func:`game_changed` inside its transaction; once it commits, one Redis
-round trip (a pipeline of ``PUBLISH``) tells every stream server: on the game's channel, the new
-``seq`` and ``version`` (the streams of that game read what their viewer may see of it, through
-the same projection as ``/events/``: a message carries no game content); on the channel of each
-user concerned (a decision of theirs appeared, the game started or ended), which game and why.
-:func:`user_changed` wakes a user's streams so that they check their access again (a token
-revoked, an account suspended).
+round trip (a script of ``PUBLISH``, on the thread's own connection) tells every stream server:
+on the game's channel, the new ``seq`` and ``version`` (the streams of that game read what
+their viewer may see of it, through the same projection as ``/events/``: a message carries no
+game content); on the channel of each user concerned (a decision of theirs appeared, the game
+started or ended), which game and why. :func:`user_changed` wakes a user's streams so that they
+check their access again (a token revoked, an account suspended).
 
 A message only wakes streams: a lost one costs nothing but time (every stream checks the
 database at each heartbeat anyway), and a publish that fails is logged, never raised: a move
@@ -19,10 +19,13 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 import orjson
 from django.conf import settings
 from django.db import transaction
+
+from mascarade_site import perf, redis_clients
 
 logger = logging.getLogger(__name__)
 
@@ -49,18 +52,24 @@ def prefix() -> str:
 #: games started or ended, they moved (a decision of theirs went), their access may have changed.
 DECISION, STARTED, ENDED, MOVED, AUTH = "decision", "started", "ended", "moved", "auth"
 
-_client = None
+#: Publishes each channel-message pair of its arguments: the messages of one change in one
+#: command (a pipeline of ``PUBLISH`` would take a connection from a pool).
+_PUBLISH = """
+for i = 1, #ARGV, 2 do
+  redis.call('PUBLISH', ARGV[i], ARGV[i + 1])
+end
+return 0
+"""
+_script: Any = None
 
 
 def client():
-    """The publishing Redis client of this process (``None`` without ``REDIS_URL``)."""
-    global _client
-    if _client is None and settings.REDIS_URL:
-        import redis
-
-        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5,
-                                       socket_connect_timeout=0.5, health_check_interval=30)
-    return _client
+    """The publishing Redis client of this thread (``None`` without ``REDIS_URL``:
+    :func:`mascarade_site.redis_clients.client`); ``redis.RedisError`` if Redis is down."""
+    if not settings.REDIS_URL:
+        return None
+    return redis_clients.client(settings.REDIS_URL, socket_timeout=0.5,
+                                socket_connect_timeout=0.5, health_check_interval=30)
 
 
 def enabled() -> bool:
@@ -80,14 +89,21 @@ def user_channel(user_id) -> str:
 def publish(messages: list[tuple[str, dict]]) -> bool:
     """Publish ``(channel, payload)`` pairs in one round trip; ``False`` (logged) if Redis did not
     take them."""
-    redis_client = client()
-    if redis_client is None or not messages:
+    global _script
+    if not settings.REDIS_URL or not messages:
         return False
     try:
-        pipe = redis_client.pipeline(transaction=False)
-        for channel, payload in messages:
-            pipe.publish(channel, orjson.dumps(payload))
-        pipe.execute()
+        redis_client = client()
+        if perf.on("redis_single"):
+            if _script is None:
+                _script = redis_client.register_script(_PUBLISH)
+            _script(args=[part for channel, payload in messages
+                          for part in (channel, orjson.dumps(payload))], client=redis_client)
+        else:
+            pipe = redis_client.pipeline(transaction=False)
+            for channel, payload in messages:
+                pipe.publish(channel, orjson.dumps(payload))
+            pipe.execute()
     except Exception:
         logger.warning("could not publish %d push messages; the streams will catch up at their "
                        "next heartbeat", len(messages), exc_info=True)

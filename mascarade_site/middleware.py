@@ -1,6 +1,7 @@
 """Site-wide middleware: request bodies larger than the limits are refused before anyone reads
 them (:class:`BodySizeLimitMiddleware`); the Content-Security-Policy header, as django-csp
-writes it, built once (:class:`CSPMiddleware`).
+writes it, built once (:class:`CSPMiddleware`); Django's locale middleware without the look-ups
+of a language in the path that no URL of this site has (:class:`LocaleMiddleware`).
 
 Django refuses a form body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only when ``request.POST`` or
 ``request.body`` is read, and DRF's parsers read ``request.stream`` with no limit at all: an
@@ -19,9 +20,13 @@ from csp.middleware import CheckableLazyObject
 from csp.middleware import CSPMiddleware as BaseCSPMiddleware
 from csp.utils import build_policy
 from django.conf import settings
+from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpResponse, JsonResponse
+from django.middleware import locale
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
 from mascarade_site import perf
@@ -103,4 +108,33 @@ class CSPMiddleware(BaseCSPMiddleware):
                 response[header] = policy
         # (as django-csp: a nonce asked for after the header was written is an error)
         request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
+        return response
+
+
+class LocaleMiddleware(locale.LocaleMiddleware):
+    """Django's, without what it does for URLs prefixed by a language (``i18n_patterns``) where
+    the URLs have no such prefix, as this site's (its language comes from the account, the
+    language cookie or the browser): Django looks for a language in the path twice a request
+    all the same and throws the answer away, and each look at an API path costs the most, since
+    ``/api/`` reads as the language ``api``, whose refusal its cache does not keep. With
+    ``i18n_patterns`` in the URLs, or ``PERF_OFF=locale_path``, Django's own. The language
+    activated and the headers written are Django's (``tests/web/test_languages.py``)."""
+
+    def _prefixed(self, request) -> bool:
+        urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
+        return not perf.on("locale_path") or is_language_prefix_patterns_used(urlconf)[0]
+
+    def process_request(self, request):
+        if self._prefixed(request):
+            return super().process_request(request)
+        translation.activate(translation.get_language_from_request(request, check_path=False))
+        request.LANGUAGE_CODE = translation.get_language()
+        return None
+
+    def process_response(self, request, response):
+        if self._prefixed(request):
+            return super().process_response(request, response)
+        language = translation.get_language()
+        patch_vary_headers(response, ("Accept-Language",))
+        response.headers.setdefault("Content-Language", language)
         return response

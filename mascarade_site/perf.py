@@ -29,8 +29,16 @@ statements per request with each on and off.
 ``csp_once``       the Content-Security-Policy header built once per process, not for each
                    response (``mascarade_site.middleware.CSPMiddleware``); off, django-csp's
                    own way
+``locale_path``    no look-up of a language in the path where no URL has one
+                   (``mascarade_site.middleware.LocaleMiddleware``); off, Django's two a request
+``lazy_messages``  the pages' message storages made when a request first uses them
+                   (``mascarade_site.messages``); off, for every request, as Django does
 ``lua_throttle``   the API throttles in one Redis round trip (``games/api/throttling.py``);
                    off, DRF's read-then-write of the cache
+``redis_single``   each thread's own Redis client with one connection, for the throttles and
+                   the push messages (:mod:`mascarade_site.redis_clients`), a change's push
+                   messages published by one script; off, a client shared by the process, its
+                   connections in a pool, the messages in a pipeline
 ``gc_freeze``      long-lived objects of web and worker processes left out of the garbage
                    collector's walks (:mod:`mascarade_site.memory`)
 ``stream_inline``  a stream's step that needs no database (a decision told with its legal
@@ -48,7 +56,8 @@ from django.dispatch import receiver
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
 TRICKS = ("prepared", "fast_models", "read_together", "lock_together", "writes", "health",
-          "timestamptz", "plain_move", "csp_once", "lua_throttle", "gc_freeze")
+          "timestamptz", "plain_move", "csp_once", "locale_path",
+          "lazy_messages", "lua_throttle", "redis_single", "gc_freeze")
 
 
 #: ``settings.PERF_OFF`` as last read (``None``: to read again). Read on every use, the setting

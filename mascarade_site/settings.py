@@ -81,7 +81,8 @@ MIDDLEWARE = [
     "mascarade_site.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
+    # Django's, without its look-ups of a language in the path (mascarade_site/middleware.py).
+    "mascarade_site.middleware.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -92,6 +93,9 @@ MIDDLEWARE = [
     "allauth.account.middleware.AccountMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+
+# Django's default message storage, its storages made on first use (mascarade_site/messages.py).
+MESSAGE_STORAGE = "mascarade_site.messages.LazyFallbackStorage"
 
 # Request bodies: an API request's up to API_MAX_BODY_BYTES (a move is a few hundred bytes), any
 # other (the pages' forms) up to MAX_BODY_BYTES; larger ones get 413 before they are read.

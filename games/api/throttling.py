@@ -7,12 +7,13 @@ environment, see the README); DRF's own classes read them once at import, these 
 The rule is DRF's: a throttle keeps the times of the requests it let through in the last period
 (newest first), and lets a request through while fewer than the rate's number are there; a
 refused request waits as DRF computes it (``Retry-After``). With the Redis cache (production),
-that list is a Redis list changed by one Lua script: one round trip per request instead of DRF's
-two (a read of the whole pickled list, then a write of it), and atomic: with DRF's read-then-write,
-concurrent requests of one client each read the same list and each let themselves through, so a
-client sending in parallel could pass its limit. The script runs on a Redis client of its own, one
-per process (``REDIS_URL``); without Redis (development, tests without it), or with
-``PERF_OFF=lua_throttle`` (:mod:`mascarade_site.perf`), DRF's own way on the default cache.
+that list is a Redis list changed by one Lua script: one round trip per request instead of
+DRF's two (a read of the whole pickled list, then a write of it), and atomic: with DRF's
+read-then-write, concurrent requests of one client each read the same list and each let
+themselves through, so a client sending in parallel could pass its limit. The script runs on a
+Redis client of its own, one per thread (``REDIS_URL``; :mod:`mascarade_site.redis_clients`);
+without Redis (development, tests without it), or with ``PERF_OFF=lua_throttle``
+(:mod:`mascarade_site.perf`), DRF's own way on the default cache.
 
 Redis down fails no request: the throttles let requests through for :data:`FAIL_OPEN_SECONDS`,
 then try again, and the log says so (the cache, django-redis, likewise reads as empty).
@@ -21,15 +22,15 @@ then try again, and the log says so (the cache, django-redis, likewise reads as 
 from __future__ import annotations
 
 import logging
-import threading
 import time
+from typing import Any
 
 import redis
 from django.conf import settings
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
-from mascarade_site import perf
+from mascarade_site import perf, redis_clients
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +74,7 @@ class _Throttle(SimpleRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def allow_request(self, request, view):
-        client = _client()
-        if self.rate is None or client is None or not perf.on("lua_throttle"):
+        if self.rate is None or not settings.REDIS_URL or not perf.on("lua_throttle"):
             return super().allow_request(request, view)
         self.key = self.get_cache_key(request, view)
         if self.key is None or _failing_open():
@@ -82,8 +82,10 @@ class _Throttle(SimpleRateThrottle):
         key = f"{KEY_PREFIX}{self.key}"
         self.now = self.timer()
         try:
+            client = _client()
             allowed, count, oldest = _script(client)(
-                keys=[key], args=[repr(self.now), self.duration, self.num_requests])
+                keys=[key], args=[repr(self.now), self.duration, self.num_requests],
+                client=client)
         except redis.RedisError as exc:
             _fail_open(exc)
             return True
@@ -104,9 +106,8 @@ class _Throttle(SimpleRateThrottle):
         return remaining / float(available)
 
 
-_lock = threading.Lock()
-_clients: dict[str, redis.Redis] = {}
-_scripts: dict[int, object] = {}
+#: The script (redis-py's, which knows its hash), run on the client of each thread.
+_the_script: Any = None
 #: Until when (``time.monotonic()``) the throttles let everything through: Redis failed.
 _open_until = 0.0
 
@@ -124,30 +125,19 @@ def _fail_open(exc: Exception) -> None:
                    "%.0f s", exc, FAIL_OPEN_SECONDS)
 
 
-def _client() -> redis.Redis | None:
-    """This process's Redis client for the throttles (``REDIS_URL``), or ``None`` without
-    Redis. A ``redis.Redis`` is safe to share between threads: each command takes a connection
-    from its pool."""
-    url = settings.REDIS_URL
-    if not url:
-        return None
-    client = _clients.get(url)
-    if client is None:
-        with _lock:
-            client = _clients.get(url)
-            if client is None:
-                client = _clients[url] = redis.Redis.from_url(
-                    url, socket_connect_timeout=1, socket_timeout=1)
-    return client
+def _client() -> redis.Redis:
+    """The throttles' Redis client of this thread (``REDIS_URL``:
+    :func:`mascarade_site.redis_clients.client`); ``redis.RedisError`` if Redis is down."""
+    return redis_clients.client(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
 
 
 def _script(client: redis.Redis):
-    """The script registered on ``client`` (redis-py hashes it and sends EVALSHA, or EVAL the
-    first time a server lacks it)."""
-    script = _scripts.get(id(client))
-    if script is None:
-        script = _scripts[id(client)] = client.register_script(_LUA)
-    return script
+    """The script, registered once (redis-py hashes it and sends EVALSHA, or EVAL the first
+    time a server lacks it); run with ``client=`` the client of the thread."""
+    global _the_script
+    if _the_script is None:
+        _the_script = client.register_script(_LUA)
+    return _the_script
 
 
 class UserThrottle(_Throttle, UserRateThrottle):

@@ -93,3 +93,24 @@ def test_with_redis_down_the_api_and_the_pages_keep_working(own_redis, caplog):
     health = Client().get("/healthz")
     assert health.status_code == 503
     assert health.json()["redis"] == "down" and "redis" in health.json()["failing"]
+
+
+def test_with_redis_down_from_the_start_nothing_fails(own_redis, caplog,
+                                                      django_capture_on_commit_callbacks):
+    """Redis down before a thread ever spoke to it: its client cannot even be made (redis-py's
+    single-connection client connects when made); the throttles let requests through, the
+    push messages are lost with a line in the log, the move goes in."""
+    server, _url = own_redis
+    server.terminate()
+    server.wait(timeout=10)
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:], options={"players": 4})
+    player = game.pending_decisions.get().player
+    mover = client_for(users[player])
+    legal = mover.get(game_url(game.pk, "legal-moves/")).json()
+    with django_capture_on_commit_callbacks(execute=True):
+        moved = mover.post(game_url(game.pk, "moves/"), {
+            "move": legal["moves"][0], "expected_seq": legal["seq"]}, format="json")
+    assert moved.status_code == 201
+    assert "API throttles let requests through" in caplog.text
+    assert "could not publish" in caplog.text
