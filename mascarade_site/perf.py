@@ -33,6 +33,8 @@ statements per request with each on and off.
                    (``mascarade_site.middleware.LocaleMiddleware``); off, Django's two a request
 ``lazy_messages``  the pages' message storages made when a request first uses them
                    (``mascarade_site.messages``); off, for every request, as Django does
+``conneg_once``    the API's choice of a renderer kept by the ``Accept`` header, the format
+                   and the renderers (``games/api/negotiation.py``); off, DRF's for each request
 ``lua_throttle``   the API throttles in one Redis round trip (``games/api/throttling.py``);
                    off, DRF's read-then-write of the cache
 ``redis_single``   each thread's own Redis client with one connection, for the throttles and
@@ -56,8 +58,8 @@ from django.dispatch import receiver
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
 TRICKS = ("prepared", "fast_models", "read_together", "lock_together", "writes", "health",
-          "timestamptz", "plain_move", "csp_once", "locale_path",
-          "lazy_messages", "lua_throttle", "redis_single", "gc_freeze")
+          "timestamptz", "plain_move", "csp_once", "locale_path", "lazy_messages", "conneg_once",
+          "lua_throttle", "redis_single", "gc_freeze")
 
 
 #: ``settings.PERF_OFF`` as last read (``None``: to read again). Read on every use, the setting
