@@ -92,7 +92,7 @@ class CSPMiddleware(BaseCSPMiddleware):
     alone. django-csp builds them again for each response (``build_policy``: a tenth of a game
     read's instructions, ``bench/api_instr.py``); any other response, and every response with
     ``PERF_OFF=csp_once``, goes its way. The headers written are the same either way
-    (``tests/site/test_csp.py``)."""
+    (``tests/web/test_content_security_policy.py``)."""
 
     def process_response(self, request, response):
         if (not perf.on("csp_once") or getattr(request, "_csp_nonce", None) is not None

@@ -1,6 +1,7 @@
 """The switches of the site's performance tricks, so that a bench can show what each one buys.
 
-Each trick below uses only public extension points of Django, DRF, psycopg or Celery, and each
+Each trick below uses only public extension points of Django, DRF, psycopg or Celery (or the
+public API of the library it concerns: django-csp's middleware, redis-py's client), and each
 can be switched off with ``PERF_OFF`` (a comma-separated list of names, in the environment or in
 ``settings.PERF_OFF``; read again when ``override_settings`` changes it or :func:`switch` sets
 it): ``bench/api_cpu.py`` switches them one at a time in the same process and prints CPU and
