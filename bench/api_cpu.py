@@ -395,6 +395,23 @@ def compare_tricks(label: str, make, moves: int, turns: int, policy: str,
           f"{'/'.join(map(str, on_['counts']['POST']))}", flush=True)
 
 
+def set_up(var: str, default_db: str) -> str:
+    """Django set up in this process on a database made anew (``BENCH_DATABASE_URL``, else
+    ``default_db``: dropped and created), its queued tasks under ``var/<var>``, as the benches'
+    web server runs it (``bench.api.server_env``); the database's URL."""
+    from bench.api import fresh_database, server_env
+
+    db_url = os.environ.get("BENCH_DATABASE_URL", default_db)
+    env = server_env(db_url)
+    env["VAR_DIR"] = str(ROOT / "var" / var)
+    fresh_database(db_url, env)
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    return db_url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split(". ", 1)[0].replace("\n", " ") + ".")
     parser.add_argument("--moves", type=int,
@@ -421,16 +438,9 @@ def main() -> None:
     for name, value in defaults.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
-    from bench.api import fresh_database, interpreter, make_tables, server_env
+    from bench.api import interpreter, make_tables
 
-    db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
-    env = server_env(db_url)
-    env["VAR_DIR"] = str(ROOT / "var" / "bench-api-cpu")
-    fresh_database(db_url, env)
-    os.environ.update(env)
-    import django
-
-    django.setup()
+    db_url = set_up("bench-api-cpu", DEFAULT_DB)
     from django.conf import settings
 
     counter = iter(range(10**9))

@@ -30,6 +30,9 @@ swapping (a state that keeps its size); ``long``, the same on games that already
 ``--long-moves`` moves. For each, the figures with every trick on, then with each trick of
 ``--tricks`` (``mascarade_site.perf.TRICKS``; ``none`` for none) off in turn, each on new
 games made the same way, so the states play the very same moves.
+
+The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench_instr`` on the local
+PostgreSQL, not bench/api_cpu.py's) is dropped and created anew.
 """
 
 from __future__ import annotations
@@ -49,14 +52,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.api_cpu import (  # noqa: E402
-    DEFAULT_DB,
-    WARM_MOVES,
-    Server,
-    collector,
-    play,
-    switch,
-)
+from bench.api_cpu import WARM_MOVES, Server, collector, play, set_up, switch  # noqa: E402
+
+#: Its own database (``BENCH_DATABASE_URL`` otherwise), dropped and made anew: it may run beside
+#: bench/api_cpu.py.
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/mascarade_bench_instr"
 
 #: The helper: the count switched on and off, and written, from Python (valgrind's client
 #: requests are instructions that only valgrind reads: a no-op when run natively).
@@ -231,16 +231,9 @@ def main() -> None:
     if ENV_HELPER not in os.environ:
         raise SystemExit(relaunch(sys.argv[1:]))
 
-    from bench.api import fresh_database, interpreter, make_tables, server_env
+    from bench.api import interpreter, make_tables
 
-    db_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
-    env = server_env(db_url)
-    env["VAR_DIR"] = str(ROOT / "var" / "bench-api-instr")
-    fresh_database(db_url, env)
-    os.environ.update(env)
-    import django
-
-    django.setup()
+    db_url = set_up("bench-api-instr", DEFAULT_DB)
     from django.conf import settings
 
     from mascarade_site.perf import TRICKS
