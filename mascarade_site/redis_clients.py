@@ -10,7 +10,11 @@ child makes its own (the parent's are forgotten in it). ``PERF_OFF=redis_single`
 shared by the process, as before (``bench/api_instr.py`` compares).
 
 redis-py's single-connection client connects when it is made: :func:`client` raises
-``redis.RedisError`` when Redis is down, which the callers treat as a failed command.
+``redis.RedisError`` when Redis is down, which the callers treat as a failed command. A
+connection lost meanwhile (Redis restarted, or an idle connection closed by its ``timeout``) is
+made again when a command finds it lost, and the command sent again, once; a command Redis ran
+before the connection broke may so run twice (a throttle counts a request twice, a push
+message wakes its streams twice: both harmless).
 """
 
 from __future__ import annotations
@@ -44,8 +48,12 @@ def client(url: str, **options: Any) -> redis.Redis:
         clients = _local.__dict__.setdefault("clients", {})
         found = clients.get(key)
         if found is None:
-            found = clients[key] = redis.Redis.from_url(url, single_connection_client=True,
-                                                        **options)
+            # (a connection Redis closed, restarted or idle past its ``timeout``, is made
+            # again and the command sent again, once: a pool's checkout looks at the socket
+            # first and does that without sending)
+            found = clients[key] = redis.Redis.from_url(
+                url, single_connection_client=True,
+                retry_on_error=[redis.ConnectionError], **options)
         return found
     found = _shared.get(key)
     if found is None:

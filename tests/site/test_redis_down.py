@@ -114,3 +114,54 @@ def test_with_redis_down_from_the_start_nothing_fails(own_redis, caplog,
     assert moved.status_code == 201
     assert "API throttles let requests through" in caplog.text
     assert "could not publish" in caplog.text
+
+
+@pytest.mark.parametrize("off", [frozenset(), frozenset({"redis_single"})])
+def test_a_redis_restarted_costs_no_throttle_nor_message(own_redis, caplog, settings, off,
+                                                         django_capture_on_commit_callbacks):
+    """Redis restarted (or an idle connection closed by its ``timeout``) under a thread's own
+    connection: the next command reconnects and is sent again, once (with ``redis_single``
+    off, the pool's checkout sees the socket closed and connects again); the throttles do not
+    open up, no push message is lost."""
+    import redis
+
+    from games import push
+
+    settings.PERF_OFF = off
+
+    server, url = own_redis
+    port = url.rsplit(":", 1)[1].split("/")[0]
+    users = [UserFactory() for _ in range(4)]
+    game = start_game(users[0], users[1:], options={"players": 4})
+    mover = client_for(users[game.pending_decisions.get().player])
+    assert mover.get(game_url(game.pk)).status_code == 200  # (the thread's connections made)
+    with django_capture_on_commit_callbacks(execute=True):
+        push.chat_changed(game.pk)
+    server.terminate()
+    server.wait(timeout=10)
+    again = subprocess.Popen(
+        ["redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis.from_url(url).ping()
+                break
+            except redis.RedisError:
+                assert time.monotonic() < deadline, "the test's Redis did not start again"
+                time.sleep(0.05)
+        listener = redis.Redis.from_url(url).pubsub()
+        listener.subscribe(push.game_channel(game.pk))
+        assert listener.get_message(timeout=2)["type"] == "subscribe"
+        assert mover.get(game_url(game.pk)).status_code == 200
+        assert redis.Redis.from_url(url).keys(f"{throttling.KEY_PREFIX}*")
+        with django_capture_on_commit_callbacks(execute=True):
+            push.chat_changed(game.pk)
+        message = listener.get_message(timeout=2)
+        assert message is not None and message["type"] == "message"
+        assert "let requests through" not in caplog.text
+        assert "could not publish" not in caplog.text
+    finally:
+        again.kill()
+        again.wait(timeout=10)
