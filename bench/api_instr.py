@@ -22,7 +22,8 @@ a figure by less than 0.2 %, which the printed "again" row shows). A count is no
 that saves instructions of the interpreter saves about as much time, one that saves cache
 misses or system calls may show less here than in CPU time. Under callgrind the process runs
 about 50 times slower; a run of the defaults (three workloads, every trick off in turn) takes
-about 20 minutes here, ``--tricks none`` about 3.
+about 35 minutes here (two workloads took 23 on 2026-11-28), ``--tricks none`` about 5, one
+workload with ``--tricks none --no-again`` about 1.5.
 
 Workloads (``--workloads``): ``random``, new games played by the random bot (each ends after
 about 40 moves; new ones start); ``exchanges``, new games in which each player exchanges without
@@ -65,7 +66,6 @@ HELPER = r"""
 void cg_start(void) { CALLGRIND_START_INSTRUMENTATION; }
 void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
 void cg_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
-void cg_zero(void) { CALLGRIND_ZERO_STATS; }
 void cg_dump(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
 int cg_running(void) { return RUNNING_ON_VALGRIND; }
 """

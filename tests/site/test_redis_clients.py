@@ -15,9 +15,7 @@ pytestmark = pytest.mark.redis
 
 @pytest.fixture
 def url(settings):
-    if not settings.REDIS_URL:
-        pytest.skip("needs REDIS_URL")
-    return settings.REDIS_URL
+    return settings.REDIS_URL  # (the redis marker: skipped without it, failed under CI)
 
 
 def _in_thread(func):

@@ -23,25 +23,30 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def own_redis(tmp_path, settings, fast_passwords, eager_celery):
-    """A Redis of the test's own, used by the cache and the throttles; stopped by the test."""
+def _start_redis(port: int, directory) -> subprocess.Popen:
+    """A redis-server on ``port``, once it answers."""
     import redis
 
-    port = _free_port()
     server = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(tmp_path)],
+         "--appendonly", "no", "--dir", str(directory)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10
     while True:
         try:
-            redis.Redis.from_url(url).ping()
-            break
+            redis.Redis(host="127.0.0.1", port=port).ping()
+            return server
         except redis.RedisError:
             assert time.monotonic() < deadline, "the test's Redis did not start"
             time.sleep(0.05)
+
+
+@pytest.fixture
+def own_redis(tmp_path, settings, fast_passwords, eager_celery):
+    """A Redis of the test's own, used by the cache and the throttles; stopped by the test."""
+    port = _free_port()
+    server = _start_redis(port, tmp_path)
+    url = f"redis://127.0.0.1:{port}/0"
     settings.REDIS_URL = url
     settings.CACHES = {"default": {
         "BACKEND": "mascarade_site.cache.FailOpenRedisCache", "LOCATION": url, "KEY_PREFIX": "test",
@@ -118,6 +123,7 @@ def test_with_redis_down_from_the_start_nothing_fails(own_redis, caplog,
 
 @pytest.mark.parametrize("off", [frozenset(), frozenset({"redis_single"})])
 def test_a_redis_restarted_costs_no_throttle_nor_message(own_redis, caplog, settings, off,
+                                                         tmp_path,
                                                          django_capture_on_commit_callbacks):
     """Redis restarted (or an idle connection closed by its ``timeout``) under a thread's own
     connection: the next command reconnects and is sent again, once (with ``redis_single``
@@ -130,7 +136,7 @@ def test_a_redis_restarted_costs_no_throttle_nor_message(own_redis, caplog, sett
     settings.PERF_OFF = off
 
     server, url = own_redis
-    port = url.rsplit(":", 1)[1].split("/")[0]
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
     users = [UserFactory() for _ in range(4)]
     game = start_game(users[0], users[1:], options={"players": 4})
     mover = client_for(users[game.pending_decisions.get().player])
@@ -139,18 +145,8 @@ def test_a_redis_restarted_costs_no_throttle_nor_message(own_redis, caplog, sett
         push.chat_changed(game.pk)
     server.terminate()
     server.wait(timeout=10)
-    again = subprocess.Popen(
-        ["redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    again = _start_redis(port, tmp_path)
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                redis.Redis.from_url(url).ping()
-                break
-            except redis.RedisError:
-                assert time.monotonic() < deadline, "the test's Redis did not start again"
-                time.sleep(0.05)
         listener = redis.Redis.from_url(url).pubsub()
         listener.subscribe(push.game_channel(game.pk))
         assert listener.get_message(timeout=2)["type"] == "subscribe"
