@@ -43,9 +43,23 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import CharField, JSONField, Model, QuerySet, TextField
+from django.db.backends.base.operations import BaseDatabaseOperations
+from django.db.models import (
+    BooleanField,
+    CharField,
+    DateTimeField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    JSONField,
+    Model,
+    QuerySet,
+    TextField,
+    UUIDField,
+)
 from django.db.models.base import ModelState
 from django.db.models.fields import AutoFieldMixin
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
@@ -635,8 +649,11 @@ def insert_write(objs: list[Any], *, ignore_conflicts: bool = False,
     key = ("insert", using, opts.label, len(objs), ignore_conflicts,
            None if update_conflicts is None else tuple(map(tuple, update_conflicts)))
     sql = _write_sql(key, build)
-    params = [field.get_db_prep_save(field.pre_save(obj, True), connection)
-              for obj in objs for field in fields]
+    if perf.on("fast_params"):
+        params = _insert_params(objs, fields, connection)
+    else:
+        params = [field.get_db_prep_save(field.pre_save(obj, True), connection)
+                  for obj in objs for field in fields]
 
     def done(rows: list | None, _count: int) -> list[Any]:
         if returning:
@@ -650,3 +667,124 @@ def insert_write(objs: list[Any], *, ignore_conflicts: bool = False,
         return objs
 
     return Write(sql, params, returning, done)
+
+
+# The values of the rows an insert writes, each as its field's ``pre_save`` and
+# ``get_db_prep_save`` make it (``PERF_OFF=fast_params``: those two calls for every value). A
+# move inserts some forty values (its record, its snapshot, a decision, a message), each through
+# three to five calls of Django's; for the fields whose classes keep Django's own conversions and
+# the values those conversions hand back unchanged (or wrap in psycopg's integer type), the
+# value is taken directly. :func:`_param_plan` tells, once per model and backend, which fields
+# those are; any other field, and any value of another type, still goes through its field.
+_STR, _INT, _AUTO, _UUID, _BOOL, _DATETIME = range(6)
+_PLANS: dict[tuple, list[tuple[Any, str, bool, int | None, Any]]] = {}
+
+
+def _own(field: Any, name: str, owner: type) -> bool:
+    """Whether ``field``'s method ``name`` is the one ``owner`` defines (or inherits)."""
+    return getattr(type(field), name) is getattr(owner, name)
+
+
+def _value_kind(field: Any, connection: Any) -> tuple[int | None, Any]:
+    """How :func:`_insert_params` takes a value of ``field`` without its field (the kind, and the
+    wrapping type of an integer); ``(None, None)``: through its field always."""
+    ops = type(connection.ops)
+    if not _own(field, "get_db_prep_save", Field):
+        if isinstance(field, ForeignKey) and _own(field, "get_db_prep_save", ForeignKey):
+            # a value that is neither None nor "" -> its target's get_db_prep_save of it
+            kind, wrap = _value_kind(field.target_field, connection)
+            if kind in (_AUTO, _UUID, _INT):
+                return kind, wrap
+        return None, None
+    if isinstance(field, AutoFieldMixin):
+        if (_own(field, "get_db_prep_value", AutoFieldMixin)
+                and _own(field, "get_prep_value", IntegerField)
+                and ops.validate_autopk_value is BaseDatabaseOperations.validate_autopk_value):
+            return _AUTO, None  # an int -> int(value), validated as itself
+    elif isinstance(field, UUIDField):
+        if (_own(field, "get_db_prep_value", UUIDField)
+                and connection.features.has_native_uuid_field):
+            return _UUID, None  # a UUID -> itself
+    elif isinstance(field, (CharField, TextField)):
+        owner = CharField if isinstance(field, CharField) else TextField
+        if (_own(field, "get_prep_value", owner) and _own(field, "to_python", owner)
+                and _own(field, "get_db_prep_value", Field)):
+            return _STR, None  # a str -> itself
+    elif isinstance(field, BooleanField):
+        if (_own(field, "get_prep_value", BooleanField) and _own(field, "to_python", BooleanField)
+                and _own(field, "get_db_prep_value", Field)):
+            return _BOOL, None  # a bool -> itself
+    elif isinstance(field, IntegerField):
+        if _own(field, "get_prep_value", IntegerField) and _own(field, "get_db_prep_value",
+                                                                 IntegerField):
+            adapt = ops.adapt_integerfield_value
+            if adapt is BaseDatabaseOperations.adapt_integerfield_value:
+                return _INT, None  # an int -> itself
+            wrap = getattr(ops, "integerfield_type_map", {}).get(field.get_internal_type())
+            if (wrap is not None and connection.vendor == "postgresql"
+                    and adapt.__module__ == "django.db.backends.postgresql.operations"
+                    and adapt.__qualname__ == "DatabaseOperations.adapt_integerfield_value"):
+                return _INT, wrap  # an int -> psycopg's Int2/Int4/Int8 of it
+    elif (isinstance(field, DateTimeField) and _own(field, "get_prep_value", DateTimeField)
+          and _own(field, "to_python", DateTimeField)
+          and _own(field, "get_db_prep_value", DateTimeField)
+          and ops.adapt_datetimefield_value.__module__
+          == "django.db.backends.postgresql.operations"):
+        return _DATETIME, None  # a UTC datetime -> itself
+    return None, None
+
+
+def _param_plan(fields: list[Any], connection: Any) -> list[tuple[Any, str, bool, int | None,
+                                                                  Any]]:
+    key = (type(connection.ops), connection.vendor, tuple(fields))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = [(field, field.attname, _own(field, "pre_save", Field), *_value_kind(field,
+                                                                                 connection))
+                for field in fields]
+        if len(_PLANS) < _WRITE_SQL_MAX:
+            _PLANS[key] = plan
+    return plan
+
+
+def _insert_params(objs: list[Any], fields: list[Any], connection: Any) -> list[Any]:
+    """The parameters of the rows of ``objs``: each value as ``field.get_db_prep_save(
+    field.pre_save(obj, True), connection)`` gives it (``tests/site/test_insert_params.py`` compares
+    them, values and types)."""
+    plan = _param_plan(fields, connection)
+    utc = dt.UTC if settings.USE_TZ else None  # (no such shortcut without time zones)
+    params = []
+    append = params.append
+    for obj in objs:
+        for field, attname, plain_pre_save, kind, wrap in plan:
+            value = getattr(obj, attname) if plain_pre_save else field.pre_save(obj, True)
+            if kind is not None:
+                if value is None:
+                    append(None)
+                    continue
+                t = type(value)
+                if kind == _STR:
+                    if t is str:
+                        append(value)
+                        continue
+                elif kind == _INT:
+                    if t is int:
+                        append(value if wrap is None else wrap(value))
+                        continue
+                elif kind == _AUTO:
+                    if t is int:
+                        append(value)
+                        continue
+                elif kind == _UUID:
+                    if t is uuid.UUID:
+                        append(value)
+                        continue
+                elif kind == _BOOL:
+                    if t is bool:
+                        append(value)
+                        continue
+                elif t is dt.datetime and value.tzinfo is utc and utc is not None:
+                    append(value)
+                    continue
+            append(field.get_db_prep_save(value, connection))
+    return params
