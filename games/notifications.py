@@ -44,7 +44,7 @@ from django.utils import dateformat, timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from mascarade_site.prepared import insert_rows
+from mascarade_site.prepared import insert_rows, new_instance
 
 from . import catalog, dispatch, selectors, webhook_outbox
 from .kit import GameKit
@@ -116,7 +116,7 @@ def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
     notes = []
     for game, rows, seats in games:
         by_position = {seat.position: seat for seat in seats}
-        notes += [Notification(user_id=row.user_id, game_id=game.pk,
+        notes += [new_instance(Notification, user_id=row.user_id, game_id=game.pk,
                                kind=_decision_kind(game.kind, row.decision),
                                dedupe_key=f"decision:{game.pk}:{row.player}:{row.seq}",
                                next_attempt_at=now,

@@ -15,8 +15,10 @@ statements per request with each on and off.
                    pending decisions (:func:`mascarade_site.prepared.lock_together`, in
                    ``open_table``); off, the lock, then the read
 ``fast_models``    the prepared reads' model instances made by setting their fields, where that
-                   is what ``from_db`` does (:func:`mascarade_site.prepared._maker`); off,
-                   ``from_db``
+                   is what ``from_db`` does (:func:`mascarade_site.prepared._maker`), and a
+                   move's new rows where that is what ``__init__`` does
+                   (:func:`mascarade_site.prepared.new_instance`); off, ``from_db`` and
+                   ``__init__``
 ``writes``         the hot writes built once per shape (``insert_rows``, ``update_row``,
                    ``delete_rows`` in :mod:`mascarade_site.prepared`), a move's sent as one
                    statement (``write_together``); off, the ORM's own, one by one

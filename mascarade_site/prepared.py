@@ -60,7 +60,7 @@ from django.db.models import (
     TextField,
     UUIDField,
 )
-from django.db.models.base import ModelState
+from django.db.models.base import DEFERRED, ModelState
 from django.db.models.fields import AutoFieldMixin
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query import ModelIterable, get_related_populators
@@ -144,6 +144,44 @@ def _maker(model: type, db: str, init_list: list[str]) -> Callable[[Any], Any]:
         return obj
 
     return make
+
+
+def new_instance(model: type, **values: Any) -> Any:
+    """``model(**values)``: a new instance, as ``__init__`` makes it from keyword arguments that
+    each name a field by its ``attname`` (``game_id``, not ``game``), the other fields given
+    their defaults; made directly where that is what ``__init__`` does (the conditions of
+    :func:`_maker`'s, and every argument a field's ``attname``, none ``DEFERRED``), by
+    ``__init__`` otherwise. A move makes four (its record, its snapshot, a decision, a message):
+    ``__init__`` walks every field through several dictionary look-ups and sends two signals.
+    ``PERF_OFF=fast_models`` (read on each call) gives ``__init__`` always."""
+    fields = _NEW_FIELDS.get(model)
+    if fields is None:
+        fields = _NEW_FIELDS[model] = _new_fields(model)
+    if (not fields or pre_init.receivers or post_init.receivers or not perf.on("fast_models")
+            or not values.keys() <= fields.keys()
+            or any(value is DEFERRED for value in values.values())):
+        return model(**values)
+    obj = model.__new__(model)
+    attributes = obj.__dict__
+    attributes["_state"] = ModelState()
+    for attname, field in fields.items():
+        attributes[attname] = values[attname] if attname in values else field.get_default()
+    return obj
+
+
+#: For each model: the fields ``__init__`` sets from keyword arguments, by ``attname``, in its
+#: order; empty where :func:`new_instance` leaves the making to ``__init__``.
+_NEW_FIELDS: dict[type, dict[str, Any]] = {}
+
+
+def _new_fields(model: type) -> dict[str, Any]:
+    opts = model._meta
+    fields = {field.attname: field for field in opts.fields
+              if field.column is not None and not field.generated}
+    if (model.__init__ is not Model.__init__ or opts.abstract
+            or any(type(_static(model, name)) not in _PLAIN_DESCRIPTORS for name in fields)):
+        return {}
+    return fields
 
 
 def _static(model: type, name: str) -> Any:

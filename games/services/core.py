@@ -61,6 +61,7 @@ from mascarade_site.prepared import (
     delete_write,
     insert_write,
     lock_together,
+    new_instance,
     update_write,
     write_together,
 )
@@ -191,11 +192,11 @@ class Table:
         self.game.seq += 1
         # (by their keys: the related instances' descriptors cost more than the rest of the
         # record's making, and nothing reads them from the record)
-        record = MoveRecord(game_id=self.game.pk, seq=self.game.seq,
-                            seat_id=seat.pk if seat is not None else None, actor=actor,
-                            by_user_id=by_user.pk if by_user is not None
-                            and by_user.is_authenticated else None,
-                            payload=payload, events=events, channel=channel)
+        record = new_instance(MoveRecord, game_id=self.game.pk, seq=self.game.seq,
+                              seat_id=seat.pk if seat is not None else None, actor=actor,
+                              by_user_id=by_user.pk if by_user is not None
+                              and by_user.is_authenticated else None,
+                              payload=payload, events=events, channel=channel)
         self.records.append(record)
         return record
 
@@ -555,9 +556,9 @@ def _write_snapshots(tables: list[Table]) -> list[Write | None]:
         cached = selectors.cached_snapshot(table.game)
         if cached is not None and cached.seq == before:
             cached.seq = table.game.seq
-    return [insert_write([Snapshot(game_id=table.game.pk, seq=table.game.seq,
-                                   state=get_game(table.game.kind).to_json(table.state),
-                                   updated_at=table.now) for table in changed],
+    return [insert_write([new_instance(Snapshot, game_id=table.game.pk, seq=table.game.seq,
+                                       state=get_game(table.game.kind).to_json(table.state),
+                                       updated_at=table.now) for table in changed],
                          update_conflicts=(["game"], ["seq", "state", "updated_at"]))]
 
 
@@ -638,8 +639,8 @@ def _match_pending(tables: list[Table], now: dt.datetime
             seat = by_position[wanted.player]
             seconds = _timeout(game, wanted.timer)
             bot = _bot_plays(game, seat)
-            row = PendingDecision(
-                game_id=game.pk, player=wanted.player, seat=wanted.seat,
+            row = new_instance(
+                PendingDecision, game_id=game.pk, player=wanted.player, seat=wanted.seat,
                 decision=wanted.decision, seq=game.seq, clock_from=now, clock_seconds=seconds,
                 given_seconds=seconds, deadline=now + dt.timedelta(seconds=seconds),
                 remind_at=None if bot else now + dt.timedelta(
