@@ -262,17 +262,18 @@ class _Compiled:
                 params[slot] = value
         return params
 
-    def run(self, values: tuple) -> list:
-        connection = connections[self.db]
+    def run(self, values: tuple, connection: Any) -> list:
+        """The query with ``values``, on ``connection`` (``connections[self.db]``)."""
         if self.for_update and connection.get_autocommit():
             raise TransactionManagementError(
                 "select_for_update cannot be used outside of a transaction.")
         rows, _ = execute(connection, self.sql, self.bound(values), fetch=True)
-        return self.objects(rows)
+        return self.objects(rows, connection)
 
-    def objects(self, rows: list) -> list:
-        """The model instances of these rows (as this query's SQL gives them)."""
-        connection = connections[self.db]
+    def objects(self, rows: list, connection: Any) -> list:
+        """The model instances of these rows (as this query's SQL gives them), read on
+        ``connection`` (``connections[self.db]``, which the caller has in hand: each look-up
+        through Django's connection handler costs some µs)."""
         if self.converters:
             converted = []
             for row in rows:
@@ -344,11 +345,12 @@ class PreparedQuery:
     def __call__(self, *values: Any) -> list:
         if len(values) != len(self.kinds):
             raise TypeError(f"expected {len(self.kinds)} values, got {len(values)}")
-        if connections[self.using].vendor == "postgresql" and perf.on("prepared"):
+        connection = connections[self.using]
+        if connection.vendor == "postgresql" and perf.on("prepared"):
             ready = tuple(_as_kind(value, kind) for value, kind in zip(values, self.kinds,
                                                                         strict=True))
             if _UNFIT not in ready:
-                return self._compiled().run(ready)
+                return self._compiled().run(ready, connection)
         return list(self.build(*values))
 
 
@@ -433,7 +435,7 @@ def _together(calls: tuple[tuple[PreparedQuery, tuple], ...], *, locking: bool
     for part in compiled:
         # (a part's marker, then its columns; the marker is NULL in the other parts' rows)
         mine = [row[start + 1:start + 1 + part.width] for row in rows if row[start] is not None]
-        objects = part.objects(mine)
+        objects = part.objects(mine, connection)
         # (NULLs last, and first when descending, as PostgreSQL sorts)
         for attname, descending in reversed(part.order):
             objects.sort(key=lambda obj, name=attname: _nulls_last(getattr(obj, name)),
