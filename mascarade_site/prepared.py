@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import itertools
+import operator
 import secrets
 import threading
 import uuid
@@ -776,9 +777,12 @@ def _value_kind(field: Any, connection: Any) -> tuple[int | None, Any]:
 
 def _param_plan(fields: list[Any], connection: Any) -> list[tuple[Any, str, bool, int | None,
                                                                   Any]]:
-    key = (type(connection.ops), connection.vendor, tuple(fields))
+    # (keyed by model and number of fields, which a field's own, Python-level, hash would cost
+    # more than: the plan is checked to be of these very fields)
+    key = (type(connection.ops), connection.vendor, fields[0].model if fields else None,
+           len(fields))
     plan = _PLANS.get(key)
-    if plan is None:
+    if plan is None or not all(map(operator.is_, (step[0] for step in plan), fields)):
         plan = [(field, field.attname, _own(field, "pre_save", Field), *_value_kind(field,
                                                                                  connection))
                 for field in fields]
