@@ -22,7 +22,7 @@ statements per request with each on and off.
 ``writes``         the hot writes built once per shape (``insert_rows``, ``update_row``,
                    ``delete_rows`` in :mod:`mascarade_site.prepared`), a move's sent as one
                    statement (``write_together``); off, the ORM's own, one by one
-``fast_params``    the values of the rows those writes insert taken as they are where their
+``fast_params``    the values those writes insert and update taken as they are where their
                    fields' conversions would give them back unchanged (a ``str`` for a
                    ``CharField``, an ``int`` for a key...: ``_insert_params`` in
                    :mod:`mascarade_site.prepared`); off, each through its field's ``pre_save``

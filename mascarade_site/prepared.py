@@ -585,8 +585,11 @@ def update_write(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> 
                 f"WHERE {qn(opts.pk.column)} = %s")
 
     sql = _write_sql(("update", using, opts.label, tuple(fields)), build)
-    params = [field.get_db_prep_save(getattr(obj, field.attname), connection)
-              for field in targets]
+    if perf.on("fast_params"):
+        params = _insert_params([obj], targets, connection, pre_save=False)
+    else:
+        params = [field.get_db_prep_save(getattr(obj, field.attname), connection)
+                  for field in targets]
     params.append(opts.pk.get_db_prep_value(obj.pk, connection))
     return Write(sql, params)
 
@@ -777,12 +780,11 @@ def _value_kind(field: Any, connection: Any) -> tuple[int | None, Any]:
 
 def _param_plan(fields: list[Any], connection: Any) -> list[tuple[Any, str, bool, int | None,
                                                                   Any]]:
-    # (keyed by model and number of fields, which a field's own, Python-level, hash would cost
-    # more than: the plan is checked to be of these very fields)
+    # (keyed by the fields' model and names: a field's own hash is Python's, a name's is kept)
     key = (type(connection.ops), connection.vendor, fields[0].model if fields else None,
-           len(fields))
+           tuple(map(_ATTNAME, fields)))
     plan = _PLANS.get(key)
-    if plan is None or not all(map(operator.is_, (step[0] for step in plan), fields)):
+    if plan is None:
         plan = [(field, field.attname, _own(field, "pre_save", Field), *_value_kind(field,
                                                                                  connection))
                 for field in fields]
@@ -791,17 +793,23 @@ def _param_plan(fields: list[Any], connection: Any) -> list[tuple[Any, str, bool
     return plan
 
 
-def _insert_params(objs: list[Any], fields: list[Any], connection: Any) -> list[Any]:
+_ATTNAME = operator.attrgetter("attname")
+
+
+def _insert_params(objs: list[Any], fields: list[Any], connection: Any, *,
+                   pre_save: bool = True) -> list[Any]:
     """The parameters of the rows of ``objs``: each value as ``field.get_db_prep_save(
-    field.pre_save(obj, True), connection)`` gives it (``tests/site/test_insert_params.py`` compares
-    them, values and types)."""
+    field.pre_save(obj, True), connection)`` gives it (without ``pre_save``:
+    ``field.get_db_prep_save(getattr(obj, field.attname), connection)``;
+    ``tests/site/test_insert_params.py`` compares them, values and types)."""
     plan = _param_plan(fields, connection)
     utc = dt.UTC if settings.USE_TZ else None  # (no such shortcut without time zones)
     params = []
     append = params.append
     for obj in objs:
         for field, attname, plain_pre_save, kind, wrap in plan:
-            value = getattr(obj, attname) if plain_pre_save else field.pre_save(obj, True)
+            value = (getattr(obj, attname) if plain_pre_save or not pre_save
+                     else field.pre_save(obj, True))
             if kind is not None:
                 if value is None:
                     append(None)
