@@ -4,6 +4,7 @@ apart on a slow day.
 
     .venv/bin/python bench/api_instr.py [--moves 100] [--long-moves 300] [--tricks a,b]
                                         [--workloads random,exchanges,long]
+                                        [--within module:qualname]
 
 It runs itself again under ``valgrind --tool=callgrind`` (valgrind and its ``callgrind.h``, and
 a C compiler for a five-line helper, ``ctypes``-loaded, that switches the count on and off: the
@@ -32,6 +33,12 @@ swapping (a state that keeps its size); ``long``, the same on games that already
 ``--tricks`` (``mascarade_site.perf.TRICKS``; ``none`` for none) off in turn, each on new
 games made the same way, so the states play the very same moves.
 
+Where a request's instructions go (``--within module:qualname``): only those executed inside
+that function (and what it calls) during the requests counted, with its calls per request; the
+wrapper that switches the count on and off around each call (:class:`Within`) measures its own
+share first and takes it off. ``--within games.services.core:commit_many``, say, gives what a
+move's writes cost, beside the whole ``POST``'s figure of a run without it.
+
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench_instr`` on the local
 PostgreSQL, not bench/api_cpu.py's) is dropped and created anew.
 """
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import gc
 import os
 import random
@@ -49,6 +57,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -143,11 +152,12 @@ class Counter:
 
 class Collecting:
     """A :class:`Server` whose requests of one method (``kind``) are counted, and only
-    those."""
+    those; with a :class:`Within`, only what they execute inside its function."""
 
-    def __init__(self, server: Server, counter: Counter):
+    def __init__(self, server: Server, counter: Counter, within: Within | None = None):
         self.server = server
         self.counter = counter
+        self.within = within
         self.kind: str | None = None
         self.requests = 0
 
@@ -155,11 +165,78 @@ class Collecting:
         if method != self.kind:
             return self.server.request(method, *args)
         self.requests += 1
+        if self.within is not None:
+            self.within.active = True
+            try:
+                return self.server.request(method, *args)
+            finally:
+                self.within.active = False
         self.counter.toggle()
         try:
             return self.server.request(method, *args)
         finally:
             self.counter.toggle()
+
+
+class Within:
+    """The count switched on only inside one function (``module:qualname``, a function of the
+    module or a method of one of its classes), and only during the requests counted: replaced
+    by a wrapper that toggles the count around the real one (once, however deep it calls
+    itself). A caller that took the function into its own namespace (``from m import f``)
+    keeps the real one: name the function where that caller looks it up
+    (``games.services.core:insert_write``, not ``mascarade_site.prepared:insert_write``).
+
+    Each counted call also counts the wrapper's own instructions after and before its toggles
+    (the ``ctypes`` call into the helper): :meth:`calibrate` measures them on a function that
+    does nothing, and :func:`measure` takes them off, so a figure is what the function
+    executes."""
+
+    def __init__(self, target: str, counter: Counter):
+        import importlib
+
+        module_name, _, qualname = target.partition(":")
+        if not module_name or not qualname:
+            raise SystemExit(f"bench/api_instr.py: --within module:qualname, not {target!r}")
+        owner: Any = importlib.import_module(module_name)
+        parts = qualname.split(".")
+        for part in parts[:-1]:
+            owner = getattr(owner, part)
+        real = getattr(owner, parts[-1])
+        if not callable(real):
+            raise SystemExit(f"bench/api_instr.py: {target} is not a function")
+        self.target, self.counter = target, counter
+        self.active = False
+        self.depth = 0
+        self.calls = 0
+        self.overhead = 0.0
+        setattr(owner, parts[-1], self.wrap(real))
+
+    def wrap(self, real):
+        @functools.wraps(real)
+        def counted(*args, **kwargs):
+            if not self.active or self.depth:
+                return real(*args, **kwargs)
+            self.depth += 1
+            self.calls += 1
+            self.counter.toggle()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                self.counter.toggle()
+                self.depth -= 1
+
+        return counted
+
+    def calibrate(self, times: int = 200) -> None:
+        """The instructions each counted call adds of its own (the wrapper around a function
+        that does nothing, ``times`` calls)."""
+        noop = self.wrap(lambda: None)
+        self.active, calls = True, self.calls
+        self.counter.take("calibrate-before")
+        for _ in range(times):
+            noop()
+        self.overhead = self.counter.take("calibrate") / times
+        self.active, self.calls = False, calls
 
 
 def seeded(seed: int) -> None:
@@ -179,16 +256,17 @@ def seeded(seed: int) -> None:
     lobby.secrets = Secrets()
 
 
-def measure(counter: Counter, make, policy: str, moves: int, off: frozenset[str]
-            ) -> dict[str, float]:
+def measure(counter: Counter, make, policy: str, moves: int, off: frozenset[str],
+            within: Within | None = None) -> dict[str, float]:
     """Instructions per request of each kind with the tricks in ``off`` off, on new games
-    made by ``make`` from fixed seeds."""
+    made by ``make`` from fixed seeds (with ``within``: only those executed inside its
+    function; then also ``"<kind> calls"``, its calls per request)."""
     from bench.api import analyze
 
     seeded(11)
     tables = make()
     analyze()
-    server = Collecting(Server(), counter)
+    server = Collecting(Server(), counter, within)
     switch(off)
     rng = random.Random(7)
     try:
@@ -202,9 +280,15 @@ def measure(counter: Counter, make, policy: str, moves: int, off: frozenset[str]
             collector(off)
             counter.take("collector")
             server.kind, server.requests = kind, 0
+            calls = within.calls if within is not None else 0
             play(server, tables, moves, policy, rng, None, None)
             server.kind = None
-            out[kind] = counter.take(f"{kind} {sorted(off)}") / server.requests
+            total = counter.take(f"{kind} {sorted(off)}")
+            if within is not None:
+                calls = within.calls - calls
+                total -= calls * within.overhead
+                out[f"{kind} calls"] = calls / server.requests
+            out[kind] = total / server.requests
         counter.instrument(False)
         return out
     finally:
@@ -224,6 +308,9 @@ def main() -> None:
                         help=f"comma-separated, of {', '.join(WORKLOADS)} (all)")
     parser.add_argument("--again", action=argparse.BooleanOptionalAction, default=True,
                         help="the all-on figures taken twice, to show what is left of noise (on)")
+    parser.add_argument("--within", metavar="MODULE:QUALNAME",
+                        help="count only what the requests execute inside this function (e.g. "
+                             "games.services.core:commit_many), with its calls per request")
     args = parser.parse_args()
     workloads = [name for name in args.workloads.split(",") if name]
     if set(workloads) - set(WORKLOADS):
@@ -244,11 +331,19 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"bench/api_instr.py: no such trick: {', '.join(sorted(unknown))}")
     counter = Counter(os.environ[ENV_HELPER], os.environ[ENV_OUT])
+    within = None
+    if args.within:
+        within = Within(args.within, counter)
+        counter.instrument(True)
+        within.calibrate()
+        counter.instrument(False)
     counter_tags = iter(range(10**9))
     print(f"one process under callgrind, PostgreSQL {db_url.rsplit('/', 1)[-1]}, cache "
           f"{'Redis' if settings.REDIS_URL else 'local memory'}; {interpreter()}; instructions "
-          f"per request (thousands), the mean of {args.moves} moves' requests of each kind; "
-          "every trick on, then each off in turn, on the same games:", flush=True)
+          f"per request (thousands), the mean of {args.moves} moves' requests of each kind"
+          + (f", inside {args.within} only (its calls per request in brackets; each call's "
+             f"{within.overhead:,.0f} instructions of counting taken off)" if within else "")
+          + "; every trick on, then each off in turn, on the same games:", flush=True)
     makers = {
         "random": ("new games, random bot", "random",
                    lambda: make_tables((WARM_MOVES + 2 * args.moves) // 20 + 10,
@@ -263,19 +358,22 @@ def main() -> None:
         label, policy, make = makers[name]
         print(f"\n{label}", flush=True)
         print(f"{'tricks off':<16} {'GET /games/{id}/':>18} {'POST /moves/':>18}", flush=True)
-        base = measure(counter, make, policy, args.moves, frozenset())
+        base = measure(counter, make, policy, args.moves, frozenset(), within)
         rows = [("none", base)]
         if args.again:
             rows.append(("none (again)", measure(counter, make, policy, args.moves,
-                                                 frozenset())))
+                                                 frozenset(), within)))
         for trick in tricks:
-            rows.append((trick, measure(counter, make, policy, args.moves, frozenset({trick}))))
+            rows.append((trick, measure(counter, make, policy, args.moves, frozenset({trick}),
+                                        within)))
         for row_label, figures in rows:
             cells = []
             for kind in KINDS:
                 value = figures[kind]
                 cell = f"{value / 1000:9,.0f}"
-                if row_label != "none":
+                if within is not None:
+                    cell += f" ({figures[f'{kind} calls']:.1f})"
+                if row_label != "none" and base[kind]:
                     cell += f" {100 * (value - base[kind]) / base[kind]:+6.1f} %"
                 else:
                     cell += " " * 9

@@ -70,3 +70,47 @@ def test_natively_the_script_runs_itself_under_valgrind(monkeypatch):
     assert "--instr-atstart=no" in command and "--collect-atstart=no" in command
     assert command[-4:] == [sys.executable, str(ROOT / "bench" / "api_instr.py"), "--moves", "5"]
     assert seen["env"]["PYTHONHASHSEED"] == "0"
+
+
+class _Toggles:
+    """A stand-in for the helper: how often the count was switched, and a count to take."""
+
+    def __init__(self):
+        self.toggles = 0
+        self.counts = []
+
+    def toggle(self):
+        self.toggles += 1
+
+    def take(self, label):
+        return self.counts.pop(0) if self.counts else 0
+
+
+def test_within_counts_one_function_during_the_counted_requests_only(monkeypatch):
+    """``--within``: the function is replaced where its callers look it up; the count is
+    switched on around its outermost calls made while a counted request runs, not around the
+    others, nor around its calls from itself."""
+    import types
+
+    from bench.api_instr import Within
+
+    module = types.ModuleType("fake_target")
+
+    def walk(n):
+        return 0 if n == 0 else 1 + module.walk(n - 1)  # (looked up as its callers do)
+
+    module.walk = walk
+    monkeypatch.setitem(sys.modules, "fake_target", module)
+    toggles = _Toggles()
+    within = Within("fake_target:walk", toggles)
+    assert module.walk is not walk and module.walk.__wrapped__ is walk
+    assert module.walk(3) == 3 and toggles.toggles == 0 and within.calls == 0  # not counting
+    within.active = True
+    assert module.walk(3) == 3
+    assert toggles.toggles == 2 and within.calls == 1  # on and off once, however deep
+    within.active = False
+    toggles.counts = [0, 200 * 1234]
+    within.calibrate(200)
+    assert within.overhead == 1234 and within.calls == 1 and not within.active
+    with pytest.raises(SystemExit):
+        Within("fake_target", toggles)
