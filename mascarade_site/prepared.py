@@ -179,7 +179,10 @@ def _new_fields(model: type) -> dict[str, Any]:
     opts = model._meta
     fields = {field.attname: field for field in opts.fields
               if field.column is not None and not field.generated}
+    after_model = model.__mro__[model.__mro__.index(Model) + 1:]
     if (model.__init__ is not Model.__init__ or opts.abstract
+            # (Model.__init__ ends with super().__init__(): a class after it with one of its own)
+            or any("__init__" in vars(klass) for klass in after_model if klass is not object)
             or any(type(_static(model, name)) not in _PLAIN_DESCRIPTORS for name in fields)):
         return {}
     return fields

@@ -10,6 +10,7 @@ import pytest
 from django.apps import apps
 from django.db.models.base import DEFERRED
 from django.db.models.signals import post_init
+from django.test.utils import isolate_apps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,3 +104,26 @@ def test_what_it_leaves_to_init(settings):
     finally:
         MoveRecord.__init__ = real
     assert calls == [{"seq": 3}]
+
+
+@isolate_apps("games")
+def test_a_class_after_model_with_an_init_of_its_own_gets_it():
+    """``Model.__init__`` ends with ``super().__init__()``: a mixin after ``Model`` in the
+    order of classes is called by it, so such a model is made by ``__init__``."""
+    from django.db import models
+
+    class Counts:
+        def __init__(self):
+            self.counted = True
+
+    class Counted(models.Model, Counts):
+        n = models.IntegerField(default=0)
+
+        class Meta:
+            app_label = "games"
+
+        def __str__(self) -> str:
+            return str(self.n)
+
+    assert prepared._new_fields(Counted) == {}
+    assert prepared.new_instance(Counted, n=2).counted is True
