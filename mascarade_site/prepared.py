@@ -19,7 +19,8 @@ to the plain queryset, which answers as the ORM does.
 
 The hottest writes (the rows a move appends, updates and deletes) have the same treatment:
 :func:`insert_rows`, :func:`update_row` and :func:`delete_rows` build their SQL once per shape
-and prepare each value through its field, as the ORM does, on PostgreSQL and SQLite alike; each
+and prepare each value through its field, as the ORM does (or take it as it is where that is what
+its field would give back: :func:`_insert_params`), on PostgreSQL and SQLite alike; each
 one's docstring says what it skips of the ORM's way. :func:`write_together` sends several such
 writes (built by :func:`insert_write`, :func:`update_write`, :func:`delete_write`) as one
 statement on PostgreSQL: a move's writes are one statement, not one each.
