@@ -204,7 +204,7 @@ class Within:
         real = getattr(owner, parts[-1])
         if not callable(real):
             raise SystemExit(f"bench/api_instr.py: {target} is not a function")
-        self.target, self.counter = target, counter
+        self.counter = counter
         self.active = False
         self.depth = 0
         self.calls = 0

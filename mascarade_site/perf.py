@@ -24,7 +24,7 @@ statements per request with each on and off.
                    statement (``write_together``); off, the ORM's own, one by one
 ``fast_params``    the values those writes insert and update taken as they are where their
                    fields' conversions would give them back unchanged (a ``str`` for a
-                   ``CharField``, an ``int`` for a key...: ``_insert_params`` in
+                   ``CharField``, an ``int`` for a key...: ``_write_params`` in
                    :mod:`mascarade_site.prepared`); off, each through its field's ``pre_save``
                    and ``get_db_prep_save``
 ``health``         the connection's health check by a look at its socket
@@ -66,9 +66,8 @@ from django.dispatch import receiver
 #: The tricks of a request, which ``bench/api_cpu.py`` switches one by one (``stream_inline``, the
 #: stream server's, is switched for a whole run: ``PERF_OFF=stream_inline bench/api.py --push``).
 TRICKS = ("prepared", "fast_models", "read_together", "lock_together", "writes", "fast_params",
-          "health",
-          "timestamptz", "plain_move", "csp_once", "locale_path", "lazy_messages", "conneg_once",
-          "lua_throttle", "redis_single", "gc_freeze")
+          "health", "timestamptz", "plain_move", "csp_once", "locale_path", "lazy_messages",
+          "conneg_once", "lua_throttle", "redis_single", "gc_freeze")
 
 
 #: ``settings.PERF_OFF`` as last read (``None``: to read again). Read on every use, the setting

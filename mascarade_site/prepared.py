@@ -20,7 +20,7 @@ to the plain queryset, which answers as the ORM does.
 The hottest writes (the rows a move appends, updates and deletes) have the same treatment:
 :func:`insert_rows`, :func:`update_row` and :func:`delete_rows` build their SQL once per shape
 and prepare each value through its field, as the ORM does (or take it as it is where that is what
-its field would give back: :func:`_insert_params`), on PostgreSQL and SQLite alike; each
+its field would give back: :func:`_write_params`), on PostgreSQL and SQLite alike; each
 one's docstring says what it skips of the ORM's way. :func:`write_together` sends several such
 writes (built by :func:`insert_write`, :func:`update_write`, :func:`delete_write`) as one
 statement on PostgreSQL: a move's writes are one statement, not one each.
@@ -45,7 +45,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.operations import BaseDatabaseOperations
@@ -115,10 +114,8 @@ def _maker(model: type, db: str, init_list: list[str]) -> Callable[[Any], Any]:
     sends ``pre_init`` and ``post_init``: about 3 µs an instance, and a move reads some fifteen
     (its token and user, the game, its snapshot and creator, the seats and their users, the
     pending decisions). Where that amounts to setting the instance's attributes, the instance
-    is made directly, in a third of the time: every field selected, in the model's order; each
-    field's descriptor Django's plain one, which stores the value in the instance's
-    ``__dict__``, or the foreign key's, which also forgets a cached related object that a new
-    instance does not have; neither ``from_db`` nor ``__init__`` overridden; nobody listening to
+    is made directly, in a third of the time: every field selected, in the model's order;
+    ``from_db`` not overridden and ``__init__`` plain (:func:`_plain_init`); nobody listening to
     ``pre_init`` or ``post_init`` (looked at on each call). ``PERF_OFF=fast_models`` (read on
     each call) gives ``from_db`` always."""
     def by_django(values):
@@ -126,9 +123,7 @@ def _maker(model: type, db: str, init_list: list[str]) -> Callable[[Any], Any]:
 
     concrete = [f.attname for f in model._meta.concrete_fields]
     if (getattr(model.from_db, "__func__", None) is not Model.from_db.__func__
-            or model.__init__ is not Model.__init__
-            or init_list != concrete
-            or any(type(_static(model, name)) not in _PLAIN_DESCRIPTORS for name in concrete)):
+            or init_list != concrete or not _plain_init(model, concrete)):
         return by_django
     names = tuple(concrete)
     new = model.__new__
@@ -180,13 +175,20 @@ def _new_fields(model: type) -> dict[str, Any]:
     opts = model._meta
     fields = {field.attname: field for field in opts.fields
               if field.column is not None and not field.generated}
+    return fields if not opts.abstract and _plain_init(model, fields) else {}
+
+
+def _plain_init(model: type, names: Any) -> bool:
+    """Whether ``Model.__init__`` makes an instance of ``model`` by setting its fields
+    ``names``: neither the model nor a class before ``Model`` in its order overrides it, no
+    class after ``Model`` has an ``__init__`` of its own (``Model.__init__`` ends with
+    ``super().__init__()``), and each field's descriptor is Django's plain one or the foreign
+    key's (which also forgets a cached related object, that a new instance does not have)."""
     after_model = model.__mro__[model.__mro__.index(Model) + 1:]
-    if (model.__init__ is not Model.__init__ or opts.abstract
-            # (Model.__init__ ends with super().__init__(): a class after it with one of its own)
-            or any("__init__" in vars(klass) for klass in after_model if klass is not object)
-            or any(type(_static(model, name)) not in _PLAIN_DESCRIPTORS for name in fields)):
-        return {}
-    return fields
+    return (model.__init__ is Model.__init__
+            and not any("__init__" in vars(klass) for klass in after_model
+                        if klass is not object)
+            and all(type(_static(model, name)) in _PLAIN_DESCRIPTORS for name in names))
 
 
 def _static(model: type, name: str) -> Any:
@@ -590,7 +592,7 @@ def update_write(obj: Any, fields: list[str], using: str = DEFAULT_DB_ALIAS) -> 
 
     sql = _write_sql(("update", using, opts.label, tuple(fields)), build)
     if perf.on("fast_params"):
-        params = _insert_params([obj], targets, connection, pre_save=False)
+        params = _write_params([obj], targets, connection, pre_save=False)
     else:
         params = [field.get_db_prep_save(getattr(obj, field.attname), connection)
                   for field in targets]
@@ -698,7 +700,7 @@ def insert_write(objs: list[Any], *, ignore_conflicts: bool = False,
            None if update_conflicts is None else tuple(map(tuple, update_conflicts)))
     sql = _write_sql(key, build)
     if perf.on("fast_params"):
-        params = _insert_params(objs, fields, connection)
+        params = _write_params(objs, fields, connection)
     else:
         params = [field.get_db_prep_save(field.pre_save(obj, True), connection)
                   for obj in objs for field in fields]
@@ -717,15 +719,15 @@ def insert_write(objs: list[Any], *, ignore_conflicts: bool = False,
     return Write(sql, params, returning, done)
 
 
-# The values of the rows an insert writes, each as its field's ``pre_save`` and
-# ``get_db_prep_save`` make it (``PERF_OFF=fast_params``: those two calls for every value). A
-# move inserts some forty values (its record, its snapshot, a decision, a message), each through
-# three to five calls of Django's; for the fields whose classes keep Django's own conversions and
-# the values those conversions hand back unchanged (or wrap in psycopg's integer type), the
-# value is taken directly. :func:`_param_plan` tells, once per model and backend, which fields
-# those are; any other field, and any value of another type, still goes through its field.
-_STR, _INT, _AUTO, _UUID, _BOOL, _DATETIME = range(6)
-_PLANS: dict[tuple, list[tuple[Any, str, bool, int | None, Any]]] = {}
+# The values a hot write sends, each as its field's ``pre_save`` (an insert's) and
+# ``get_db_prep_save`` make it (``PERF_OFF=fast_params``: those calls for every value). A move
+# writes some forty values (its record, its snapshot, a decision, a message, the game's row),
+# each through three to five calls of Django's; for the fields whose classes keep Django's own
+# conversions, a value of the one type those conversions hand back unchanged (or wrap in
+# psycopg's integer type) is taken directly. :func:`_param_plan` tells, once per model, fields
+# and backend, which fields those are and that type; any other field, and any value of another
+# type, still goes through its field.
+_PLANS: dict[tuple, list[tuple[Any, str, bool, type | None, Any]]] = {}
 
 
 def _own(field: Any, name: str, owner: type) -> bool:
@@ -733,56 +735,59 @@ def _own(field: Any, name: str, owner: type) -> bool:
     return getattr(type(field), name) is getattr(owner, name)
 
 
-def _value_kind(field: Any, connection: Any) -> tuple[int | None, Any]:
-    """How :func:`_insert_params` takes a value of ``field`` without its field (the kind, and the
-    wrapping type of an integer); ``(None, None)``: through its field always."""
+def _value_kind(field: Any, connection: Any) -> tuple[type | None, Any]:
+    """The type of the values of ``field`` that :func:`_write_params` takes without their
+    field, and what wraps them (``None``: taken as they are); ``(None, None)``: every value
+    through its field."""
     ops = type(connection.ops)
     if not _own(field, "get_db_prep_save", Field):
         if isinstance(field, ForeignKey) and _own(field, "get_db_prep_save", ForeignKey):
             # a value that is neither None nor "" -> its target's get_db_prep_save of it
             kind, wrap = _value_kind(field.target_field, connection)
-            if kind in (_AUTO, _UUID, _INT):
+            if kind in (int, uuid.UUID):
                 return kind, wrap
         return None, None
     if isinstance(field, AutoFieldMixin):
         if (_own(field, "get_db_prep_value", AutoFieldMixin)
                 and _own(field, "get_prep_value", IntegerField)
                 and ops.validate_autopk_value is BaseDatabaseOperations.validate_autopk_value):
-            return _AUTO, None  # an int -> int(value), validated as itself
+            return int, None  # int(value), validated as itself
     elif isinstance(field, UUIDField):
         if (_own(field, "get_db_prep_value", UUIDField)
                 and connection.features.has_native_uuid_field):
-            return _UUID, None  # a UUID -> itself
+            return uuid.UUID, None
     elif isinstance(field, (CharField, TextField)):
         owner = CharField if isinstance(field, CharField) else TextField
         if (_own(field, "get_prep_value", owner) and _own(field, "to_python", owner)
                 and _own(field, "get_db_prep_value", Field)):
-            return _STR, None  # a str -> itself
+            return str, None
     elif isinstance(field, BooleanField):
         if (_own(field, "get_prep_value", BooleanField) and _own(field, "to_python", BooleanField)
                 and _own(field, "get_db_prep_value", Field)):
-            return _BOOL, None  # a bool -> itself
+            return bool, None
     elif isinstance(field, IntegerField):
         if _own(field, "get_prep_value", IntegerField) and _own(field, "get_db_prep_value",
                                                                  IntegerField):
             adapt = ops.adapt_integerfield_value
             if adapt is BaseDatabaseOperations.adapt_integerfield_value:
-                return _INT, None  # an int -> itself
+                return int, None
             wrap = getattr(ops, "integerfield_type_map", {}).get(field.get_internal_type())
             if (wrap is not None and connection.vendor == "postgresql"
                     and adapt.__module__ == "django.db.backends.postgresql.operations"
                     and adapt.__qualname__ == "DatabaseOperations.adapt_integerfield_value"):
-                return _INT, wrap  # an int -> psycopg's Int2/Int4/Int8 of it
+                return int, wrap  # psycopg's Int2/Int4/Int8 of it
     elif (isinstance(field, DateTimeField) and _own(field, "get_prep_value", DateTimeField)
           and _own(field, "to_python", DateTimeField)
           and _own(field, "get_db_prep_value", DateTimeField)
           and ops.adapt_datetimefield_value.__module__
           == "django.db.backends.postgresql.operations"):
-        return _DATETIME, None  # a UTC datetime -> itself
+        # (only an aware one, in UTC: :func:`_write_params`; a naive one is made aware, with a
+        # warning, where time zones are on)
+        return dt.datetime, None
     return None, None
 
 
-def _param_plan(fields: list[Any], connection: Any) -> list[tuple[Any, str, bool, int | None,
+def _param_plan(fields: list[Any], connection: Any) -> list[tuple[Any, str, bool, type | None,
                                                                   Any]]:
     # (keyed by the fields' model and names: a field's own hash is Python's, a name's is kept)
     key = (type(connection.ops), connection.vendor, fields[0].model if fields else None,
@@ -800,14 +805,13 @@ def _param_plan(fields: list[Any], connection: Any) -> list[tuple[Any, str, bool
 _ATTNAME = operator.attrgetter("attname")
 
 
-def _insert_params(objs: list[Any], fields: list[Any], connection: Any, *,
-                   pre_save: bool = True) -> list[Any]:
+def _write_params(objs: list[Any], fields: list[Any], connection: Any, *,
+                  pre_save: bool = True) -> list[Any]:
     """The parameters of the rows of ``objs``: each value as ``field.get_db_prep_save(
-    field.pre_save(obj, True), connection)`` gives it (without ``pre_save``:
+    field.pre_save(obj, True), connection)`` gives it (without ``pre_save``, an update's:
     ``field.get_db_prep_save(getattr(obj, field.attname), connection)``;
-    ``tests/site/test_insert_params.py`` compares them, values and types)."""
+    ``tests/site/test_write_params.py`` compares them, values and types)."""
     plan = _param_plan(fields, connection)
-    utc = dt.UTC if settings.USE_TZ else None  # (no such shortcut without time zones)
     params = []
     append = params.append
     for obj in objs:
@@ -818,29 +822,8 @@ def _insert_params(objs: list[Any], fields: list[Any], connection: Any, *,
                 if value is None:
                     append(None)
                     continue
-                t = type(value)
-                if kind == _STR:
-                    if t is str:
-                        append(value)
-                        continue
-                elif kind == _INT:
-                    if t is int:
-                        append(value if wrap is None else wrap(value))
-                        continue
-                elif kind == _AUTO:
-                    if t is int:
-                        append(value)
-                        continue
-                elif kind == _UUID:
-                    if t is uuid.UUID:
-                        append(value)
-                        continue
-                elif kind == _BOOL:
-                    if t is bool:
-                        append(value)
-                        continue
-                elif t is dt.datetime and value.tzinfo is utc and utc is not None:
-                    append(value)
+                if type(value) is kind and (kind is not dt.datetime or value.tzinfo is dt.UTC):
+                    append(value if wrap is None else wrap(value))
                     continue
             append(field.get_db_prep_save(value, connection))
     return params

@@ -109,7 +109,7 @@ def test_what_it_leaves_to_init(settings):
 @isolate_apps("games")
 def test_a_class_after_model_with_an_init_of_its_own_gets_it():
     """``Model.__init__`` ends with ``super().__init__()``: a mixin after ``Model`` in the
-    order of classes is called by it, so such a model is made by ``__init__``."""
+    order of classes is called by it, so such a model is made by ``__init__``, new or read."""
     from django.db import models
 
     class Counts:
@@ -127,3 +127,7 @@ def test_a_class_after_model_with_an_init_of_its_own_gets_it():
 
     assert prepared._new_fields(Counted) == {}
     assert prepared.new_instance(Counted, n=2).counted is True
+    # a prepared read's instances too (from_db calls __init__)
+    make = prepared._maker(Counted, "default", [f.attname for f in Counted._meta.concrete_fields])
+    read = make([5, 2])
+    assert (read.pk, read.n, read.counted, read._state.adding) == (5, 2, True, False)
