@@ -53,6 +53,12 @@ stretches' medians tells how much of a difference is noise. Tricks are switched 
   only the collector's view of it differs. Under the table: the full collections during the
   timed requests in each state, and the CPU of one full collection of the heap a stretch leaves.
 
+``--floors`` (alone): ``POST /moves/`` against two endpoints of this process only
+(:mod:`bench.floor_urls`) that answer a move's request without playing it: DRF around the move
+(the token's authentication, the throttles, the body parsed, an answer rendered) and Django alone
+(its handler and middleware): what a move costs beyond the frameworks, with each one's
+PostgreSQL CPU per request.
+
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench_cpu`` on the local
 PostgreSQL) is dropped and created anew.
 """
@@ -395,6 +401,81 @@ def compare_tricks(label: str, make, moves: int, turns: int, policy: str,
           f"{'/'.join(map(str, on_['counts']['POST']))}", flush=True)
 
 
+class Accounted:
+    """A :class:`Server` whose ``POST`` requests are accounted: the process's user CPU of each
+    (as :func:`play` times them) and the PostgreSQL backend's CPU over all of them (its /proc
+    ticks: a figure per stretch)."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.cpu: list[float] = []
+        self.backend = 0.0
+
+    def request(self, method: str, *args) -> tuple[int, bytes]:
+        if method != "POST":
+            return self.server.request(method, *args)
+        before = backend_cpu()
+        start = user_cpu()
+        try:
+            return self.server.request(method, *args)
+        finally:
+            self.cpu.append((user_cpu() - start) * 1000)
+            after = backend_cpu()
+            if before and after and before[0] == after[0]:
+                self.backend += after[1] - before[1]
+
+
+#: ``--floors``: the endpoints of :mod:`bench.floor_urls`, after ``POST /moves/`` itself.
+FLOORS = (("POST /moves/", None), ("DRF around it, no move", "floor-drf"),
+          ("Django alone", "floor-django"))
+
+
+def floors(moves: int, rounds: int) -> None:
+    """``POST /moves/`` against what the frameworks cost without the move
+    (:mod:`bench.floor_urls`): in each round, on new games of exchanges, ``moves`` moves, then
+    as many requests to each floor with the same token and a move's body (the order reversed
+    every other round); each one's median CPU per request (the mean in brackets) and its
+    backend's CPU per request."""
+    from django.conf import settings
+
+    from bench.api import make_tables
+
+    settings.ROOT_URLCONF = "bench.floor_urls"  # read by Django's handler at each request
+    counter = iter(range(10**9))
+    cpu: dict[str, list[float]] = {label: [] for label, _ in FLOORS}
+    backend: dict[str, list[float]] = {label: [] for label, _ in FLOORS}
+    for n in range(rounds):
+        server, tables, rng = begin(lambda: make_tables(2, f"f{next(counter)}x",
+                                                        policy="exchanges"), "exchanges", 11 + n)
+        table = tables[-1]
+        token = table["tokens"][table["first"]]
+        body = json.dumps({"move": {"type": "swap", "target": 2, "swap": True},
+                           "expected_seq": 1}).encode()
+        for _label, name in FLOORS[1:]:  # warm up (compiled URL patterns, caches)
+            for _ in range(WARM_MOVES):
+                server.request("POST", f"/api/v1/games/{table['game']}/{name}/", token, body)
+        for label, name in (FLOORS if n % 2 == 0 else FLOORS[::-1]):
+            accounted = Accounted(server)
+            if name is None:
+                play(accounted, tables, moves, "exchanges", rng, None, None)
+            else:
+                for _ in range(moves):
+                    status, content = accounted.request(
+                        "POST", f"/api/v1/games/{table['game']}/{name}/", token, body)
+                    if status != 201:
+                        raise SystemExit(f"bench/api_cpu.py: {name} answered {status}: "
+                                         f"{content[:300]!r}")
+            cpu[label] += accounted.cpu
+            backend[label].append(accounted.backend * 1000 / len(accounted.cpu))
+    print(f"POST /moves/ and the frameworks without the move, new games of exchanges, {rounds} "
+          f"rounds of {moves} requests each (CPU per request, median, mean in brackets; "
+          f"PostgreSQL's per request):", flush=True)
+    for label, _ in FLOORS:
+        print(f"  {label:<24} {statistics.median(cpu[label]):5.2f} ms CPU "
+              f"({statistics.fmean(cpu[label]):.2f})   PostgreSQL "
+              f"{statistics.fmean(backend[label]):5.2f} ms", flush=True)
+
+
 def set_up(var: str, default_db: str) -> str:
     """Django set up in this process on a database made anew (``BENCH_DATABASE_URL``, else
     ``default_db``: dropped and created), its queued tasks under ``var/<var>``, as the benches'
@@ -428,6 +509,10 @@ def main() -> None:
                                          "(all of mascarade_site.perf.TRICKS)")
     parser.add_argument("--looks", action=argparse.BooleanOptionalAction, default=True,
                         help="the second on/off table, on games of looks (on)")
+    parser.add_argument("--floors", action="store_true",
+                        help="only POST /moves/ against the same request without the move "
+                             "(bench/floor_urls.py): DRF's authentication, throttles, parsing "
+                             "and answer; Django's handler and middleware alone")
     parser.add_argument("--baseline-only", action="store_true",
                         help="only the figures with every trick on (to compare versions of the "
                              "code, run alternately)")
@@ -453,6 +538,9 @@ def main() -> None:
         # Random games end after about 40 moves: enough of them for the moves to play.
         return lambda: make_tables(moves // 20 + 10, f"c{next(counter)}x")
 
+    if args.floors:
+        floors(args.moves, args.rounds)
+        return
     before = WARM_MOVES + COUNTED_MOVES
     measure("new games, random bot", random_games(before + args.moves), args.moves, args.rounds,
             "random")
