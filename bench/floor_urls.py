@@ -4,9 +4,10 @@ no work of their own, so that what a move costs beyond the frameworks shows.
 
 - ``/api/v1/games/<id>/floor-drf/``: what DRF runs around ``POST /moves/``'s service, with the
   site's settings: the token's authentication (its statement), the permission, both throttles
-  (their Redis round trip), the body parsed, a small JSON answer rendered (201).
+  (one Redis round trip where ``REDIS_URL`` is set), the body parsed, a small JSON answer
+  rendered (201).
 - ``/api/v1/games/<id>/floor-django/``: Django alone: the WSGI handler, the middleware stack
-  and the URL resolution, a fixed answer of the same bytes (no authentication, no database).
+  and the URL resolution, a fixed answer of the same size (no authentication, no database).
 
 Both live under ``/api/v1/`` so that the middleware treats them as it treats the API.
 """
