@@ -379,6 +379,11 @@ def main() -> None:
                     cell += " " * 9
                 cells.append(cell)
             print(f"{row_label:<16} " + " ".join(f"{cell:>18}" for cell in cells), flush=True)
+        if within is not None and not any(figures[f"{kind} calls"] for _label, figures in rows
+                                          for kind in KINDS):
+            # (the usual cause: its callers took it into their own namespace, Within's text)
+            print(f"{args.within} was never called in these requests: name it where its "
+                  "callers look it up (e.g. games.services.core:insert_write)", flush=True)
 
 
 if __name__ == "__main__":

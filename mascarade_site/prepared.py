@@ -810,7 +810,7 @@ def _write_params(objs: list[Any], fields: list[Any], connection: Any, *,
     """The parameters of the rows of ``objs``: each value as ``field.get_db_prep_save(
     field.pre_save(obj, True), connection)`` gives it (without ``pre_save``, an update's:
     ``field.get_db_prep_save(getattr(obj, field.attname), connection)``;
-    ``tests/site/test_write_params.py`` compares them, values and types)."""
+    ``tests/site/test_insert_params.py`` compares them, values and types)."""
     plan = _param_plan(fields, connection)
     params = []
     append = params.append
