@@ -39,6 +39,14 @@ wrapper that switches the count on and off around each call (:class:`Within`) me
 share first and takes it off. ``--within games.services.core:commit_many``, say, gives what a
 move's writes cost, beside the whole ``POST``'s figure of a run without it.
 
+A whole ``POST /moves/`` part by part (``--parts``): the request counted whole, then each
+function of :data:`PARTS` with ``--within``, in turn, on the same games, every trick on; printed
+as :data:`ROWS`, which do not overlap and add up to the whole (Django around the view, DRF's
+authentication, throttles and the rest, the move's lock and read, rules, writes and answer...),
+then the statements' trips across them. A part called other than as often as :data:`PARTS` says
+is named under the table (its row is then wrong). About 12 minutes for one workload
+(``--workloads exchanges --moves 60``).
+
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench_instr`` on the local
 PostgreSQL, not bench/api_cpu.py's) is dropped and created anew.
 """
@@ -209,7 +217,12 @@ class Within:
         self.depth = 0
         self.calls = 0
         self.overhead = 0.0
+        self.owner, self.name, self.real = owner, parts[-1], real
         setattr(owner, parts[-1], self.wrap(real))
+
+    def restore(self) -> None:
+        """The real function put back where it was found."""
+        setattr(self.owner, self.name, self.real)
 
     def wrap(self, real):
         @functools.wraps(real)
@@ -237,6 +250,53 @@ class Within:
             noop()
         self.overhead = self.counter.take("calibrate") / times
         self.active, self.calls = False, calls
+
+
+#: ``--parts``: the functions whose counts (``--within`` each, in turn) account for a whole
+#: ``POST /moves/``, each named where its callers look it up, with its calls per request (a
+#: function called otherwise would make :data:`ROWS` wrong: ``tests/api/test_bench_parts.py``
+#: plays a move and checks them).
+PARTS = {
+    "wsgi": ("django.core.handlers.wsgi:WSGIHandler.__call__", 1),
+    "handler": ("django.core.handlers.base:BaseHandler._get_response", 1),
+    "dispatch": ("rest_framework.views:APIView.dispatch", 1),
+    "auth": ("games.api.authentication:ModeratedTokenAuthentication.authenticate", 1),
+    "throttles": ("rest_framework.views:APIView.check_throttles", 1),
+    "move": ("games.services:submit_move", 1),
+    "lock": ("games.services.moves:open_table", 1),
+    "rules": ("games.services.core:Table.play", 1),
+    "writes": ("games.services.moves:commit", 1),
+    "answer": ("games.selectors:game_payload", 1),
+    # across the rows: the token's, the lock's and the write's statements
+    "statements": ("mascarade_site.prepared:execute", 3),
+    "psycopg": ("psycopg.cursor:Cursor.execute", 3),
+}
+
+#: The rows of ``--parts``: each the parts it adds and those it takes off ("whole": the request
+#: counted without ``--within``); together, the whole request, each instruction once.
+ROWS = (
+    ("Django around the view: the request, request_started, the middlewares, the headers",
+     ("wsgi",), ("handler",)),
+    ("URL resolution and the view's wrappers", ("handler",), ("dispatch",)),
+    ("DRF: authentication (the token and its statement)", ("auth",), ()),
+    ("DRF: the throttles", ("throttles",), ()),
+    ("DRF: the rest (request, parsing, negotiation, permission, the answer rendered)",
+     ("dispatch",), ("move", "auth", "throttles")),
+    ("the move: the game locked and read (open_table)", ("lock",), ()),
+    ("the move: the rules (Table.play)", ("rules",), ()),
+    ("the move: the writes, then the push messages (commit)", ("writes",), ()),
+    ("the move: the answer's game (game_payload)", ("answer",), ()),
+    ("the move: the rest (the transaction, idempotency, the checks, the ETag)", ("move",),
+     ("lock", "rules", "writes", "answer")),
+    ("the answer closed (request_finished) and the bench's own handling", ("whole",),
+     ("wsgi",)),
+)
+
+#: Printed under the rows, across them.
+ACROSS = (
+    ("across the rows: the three statements' trips (prepared.execute)", "statements"),
+    ("  of which psycopg's own Cursor.execute", "psycopg"),
+)
 
 
 def seeded(seed: int) -> None:
@@ -296,6 +356,38 @@ def measure(counter: Counter, make, policy: str, moves: int, off: frozenset[str]
         switch(frozenset())
 
 
+def account(counter: Counter, make, policy: str, moves: int) -> None:
+    """``--parts``: a ``POST /moves/``'s instructions, part by part (:data:`ROWS`), every trick
+    on; each part one measure of its own, on the same games."""
+    counts = {"whole": measure(counter, make, policy, moves, frozenset())["POST"]}
+    calls = {}
+    for name, (target, _expected) in PARTS.items():
+        within = Within(target, counter)
+        try:
+            counter.instrument(True)
+            within.calibrate()
+            counter.instrument(False)
+            figures = measure(counter, make, policy, moves, frozenset(), within)
+        finally:
+            within.restore()
+        counts[name], calls[name] = figures["POST"], figures["POST calls"]
+    whole = counts["whole"]
+    print(f"{'POST /moves/, part by part':<92} {'thousands':>9} {'share':>7}", flush=True)
+    for label, plus, minus in ROWS:
+        value = sum(counts[n] for n in plus) - sum(counts[n] for n in minus)
+        print(f"{label:<92} {value / 1000:9,.0f} {100 * value / whole:6.1f} %", flush=True)
+    print(f"{'the whole':<92} {whole / 1000:9,.0f}", flush=True)
+    for label, name in ACROSS:
+        print(f"{label:<92} {counts[name] / 1000:9,.0f} {100 * counts[name] / whole:6.1f} %",
+              flush=True)
+    wrong = [f"{PARTS[name][0]} ({calls[name]:.1f}, not {PARTS[name][1]})"
+             for name in PARTS if abs(calls[name] - PARTS[name][1]) > 0.01]
+    if wrong:
+        # (a part called more or less often than once per request: its row is not what it says)
+        print("calls per POST other than expected, the rows above are wrong: " + ", ".join(wrong),
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split(". ", 1)[0].replace("\n", " ") + ".")
     parser.add_argument("--moves", type=int, default=100,
@@ -311,7 +403,13 @@ def main() -> None:
     parser.add_argument("--within", metavar="MODULE:QUALNAME",
                         help="count only what the requests execute inside this function (e.g. "
                              "games.services.core:commit_many), with its calls per request")
+    parser.add_argument("--parts", action="store_true",
+                        help="instead: a POST /moves/ part by part, every trick on (one count "
+                             "of each part in turn: about 12 minutes for --workloads exchanges "
+                             "--moves 60)")
     args = parser.parse_args()
+    if args.parts and args.within:
+        raise SystemExit("bench/api_instr.py: --parts or --within, not both")
     workloads = [name for name in args.workloads.split(",") if name]
     if set(workloads) - set(WORKLOADS):
         raise SystemExit(f"bench/api_instr.py: workloads are {', '.join(WORKLOADS)}")
@@ -343,7 +441,9 @@ def main() -> None:
           f"per request (thousands), the mean of {args.moves} moves' requests of each kind"
           + (f", inside {args.within} only (its calls per request in brackets; each call's "
              f"{within.overhead:,.0f} instructions of counting taken off)" if within else "")
-          + "; every trick on, then each off in turn, on the same games:", flush=True)
+          + ("; every trick on, each part counted in turn (--within), on the same games:"
+             if args.parts else "; every trick on, then each off in turn, on the same games:"),
+          flush=True)
     makers = {
         "random": ("new games, random bot", "random",
                    lambda: make_tables((WARM_MOVES + 2 * args.moves) // 20 + 10,
@@ -357,6 +457,9 @@ def main() -> None:
     for name in workloads:
         label, policy, make = makers[name]
         print(f"\n{label}", flush=True)
+        if args.parts:
+            account(counter, make, policy, args.moves)
+            continue
         print(f"{'tricks off':<16} {'GET /games/{id}/':>18} {'POST /moves/':>18}", flush=True)
         base = measure(counter, make, policy, args.moves, frozenset(), within)
         rows = [("none", base)]
