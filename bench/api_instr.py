@@ -43,9 +43,9 @@ A whole ``POST /moves/`` part by part (``--parts``): the request counted whole, 
 function of :data:`PARTS` with ``--within``, in turn, on the same games, every trick on; printed
 as :data:`ROWS`, which do not overlap and add up to the whole (Django around the view, DRF's
 authentication, throttles and the rest, the move's lock and read, rules, writes and answer...),
-then the statements' trips across them. A part called other than as often as :data:`PARTS` says
-is named under the table (its row is then wrong). About 12 minutes for one workload
-(``--workloads exchanges --moves 60``).
+then the statements' trips across them, with their calls per request. A part of the rows called
+other than as often as :data:`PARTS` says is named under the table (its rows are then wrong).
+About 12 minutes for one workload (``--workloads exchanges --moves 60``).
 
 The database named in ``BENCH_DATABASE_URL`` (default: ``mascarade_bench_instr`` on the local
 PostgreSQL, not bench/api_cpu.py's) is dropped and created anew.
@@ -253,9 +253,10 @@ class Within:
 
 
 #: ``--parts``: the functions whose counts (``--within`` each, in turn) account for a whole
-#: ``POST /moves/``, each named where its callers look it up, with its calls per request (a
-#: function called otherwise would make :data:`ROWS` wrong: ``tests/api/test_bench_parts.py``
-#: plays a move and checks them).
+#: ``POST /moves/``, each named where its callers look it up, with its calls in a move of the
+#: usual shape (a function of :data:`ROWS` called otherwise would make them wrong, and
+#: ``--parts`` says so; the statements, across the rows, are one more where a decision is
+#: replaced by another: ``tests/api/test_bench_parts.py`` plays a move and checks them all).
 PARTS = {
     "wsgi": ("django.core.handlers.wsgi:WSGIHandler.__call__", 1),
     "handler": ("django.core.handlers.base:BaseHandler._get_response", 1),
@@ -378,14 +379,17 @@ def account(counter: Counter, make, policy: str, moves: int) -> None:
         print(f"{label:<92} {value / 1000:9,.0f} {100 * value / whole:6.1f} %", flush=True)
     print(f"{'the whole':<92} {whole / 1000:9,.0f}", flush=True)
     for label, name in ACROSS:
-        print(f"{label:<92} {counts[name] / 1000:9,.0f} {100 * counts[name] / whole:6.1f} %",
-              flush=True)
+        # (their calls vary with the moves: a decision replaced by another sends one more)
+        print(f"{label:<92} {counts[name] / 1000:9,.0f} {100 * counts[name] / whole:6.1f} %"
+              f" ({calls[name]:.1f} calls per POST)", flush=True)
+    in_rows = {name for _label, plus, minus in ROWS for name in (*plus, *minus)} - {"whole"}
     wrong = [f"{PARTS[name][0]} ({calls[name]:.1f}, not {PARTS[name][1]})"
-             for name in PARTS if abs(calls[name] - PARTS[name][1]) > 0.01]
+             for name in sorted(in_rows) if abs(calls[name] - PARTS[name][1]) > 0.01]
     if wrong:
-        # (a part called more or less often than once per request: its row is not what it says)
-        print("calls per POST other than expected, the rows above are wrong: " + ", ".join(wrong),
-              flush=True)
+        # (a part called more or less often than the table assumes: its rows are not what they
+        # say)
+        print("calls per POST other than the rows assume, so the rows are wrong: "
+              + ", ".join(wrong), flush=True)
 
 
 def main() -> None:

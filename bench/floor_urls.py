@@ -21,6 +21,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mascarade_site.urls import handler404, handler500  # noqa: F401 (the site's, as its own)
 from mascarade_site.urls import urlpatterns as site_urlpatterns
 
 ANSWER = b'{"seq":1}'
@@ -43,5 +44,3 @@ urlpatterns = [
     path("api/v1/games/<str:id>/floor-django/", django_floor),
     *site_urlpatterns,
 ]
-handler404 = "games.api.errors.handler404"
-handler500 = "games.api.errors.handler500"
