@@ -36,7 +36,11 @@
     clearTimeout(leavingTimer);
     leavingTimer = setTimeout(function () { leaving = false; }, LEAVING_MS);
   });
-  window.addEventListener("pageshow", function () { leaving = false; });
+  // Only a page shown again from the browser's cache: the first load's own pageshow (with
+  // persisted false) can come after a click on a page still loading a resource.
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) { leaving = false; }
+  });
   // The event stream is open (htmx:sseOpen) and no error came since.
   var streaming = false;
 

@@ -100,6 +100,13 @@ def test_a_join_answered_after_the_game_started_is_not_cut_short(server, chromiu
     for user in users[1:3]:
         services.join_game(user, game_id)
     page, requests = table(chromium, server, users[3], None, monkeypatch, poll_seconds=600)
+    # A page still loading something when the reader clicks gets its first load's "pageshow"
+    # (not from the browser's cache) after the click: it must not undo the guard.
+    page.add_init_script("""document.addEventListener("submit", function () {
+        setTimeout(function () {
+            window.dispatchEvent(new PageTransitionEvent("pageshow", {persisted: false}));
+        }, 50);
+    });""")
     open_with_its_stream(page, server, game_id, requests)
 
     def answered_late(route):
