@@ -124,6 +124,11 @@ function openPlayerSocket(match, p) {
 }
 
 const allMatches = [];
+function closeMatch(match) { // its sockets closed once; the disconnects are then not errors
+  if (match.closing) return;
+  match.closing = true;
+  for (const p of match.players) if (p) p.sock.close();
+}
 async function prepareMatch() {
   const { matchID } = await post(`/games/${GAME}/create`, { numPlayers: 2 });
   const match = { matchID, creds: [], players: [], state: null, pending: null, closing: false };
@@ -252,7 +257,7 @@ async function main() {
     if (!short) break;
     let open; gate = new Promise((r) => { open = r; });
     while (allMatches.some((m) => m.pending)) await sleep(10);
-    for (const m of allMatches) if (m.done && !m.closing) { m.closing = true; for (const p of m.players) p.sock.close(); }
+    for (const m of allMatches) if (m.done) closeMatch(m);
     const tu = now();
     const made = await fillStock(want);
     console.log(`  paused: topped up ${made} matches in ${((now() - tu) / 1000).toFixed(1)} s`);
@@ -275,7 +280,7 @@ async function main() {
   stopping = true;
 
   await Promise.race([Promise.all(loops), sleep(opts['move-timeout-ms'] + 1000)]);
-  for (const m of allMatches) { if (m.closing) continue; m.closing = true; for (const p of m.players) if (p) p.sock.close(); }
+  for (const m of allMatches) closeMatch(m);
 
   const secs = (winEnd - winStart) / 1000;
   const lat = latWin.sort((a, b) => a - b);
