@@ -44,7 +44,7 @@ class User(AbstractUser):
     suspended_until = models.DateTimeField(_("suspended until"), null=True, blank=True)
     banned = models.BooleanField(_("banned"), default=False)
     moderation_reason = models.TextField(_("why (shown to the user)"), blank=True)
-    # The user has an active webhook endpoint (games.services.webhooks keeps it): read with the
+    # The user has an active webhook endpoint (games.webhooks.endpoints keeps it): read with the
     # seats, so that the write path looks for endpoints only when there is one to find.
     has_webhooks = models.BooleanField(default=False, editable=False)
 

@@ -244,11 +244,11 @@ def make_tables(count: int, tag: str, moves_before: int = 0, policy: str = "look
     from django.db import transaction
 
     from accounts.models import User
-    from games import services
     from games.api.tokens import new_token
-    from games.catalog import get_game
+    from games.core import services
+    from games.core.catalog import get_game
+    from games.core.services import write as core
     from games.models import MoveRecord
-    from games.services import core
 
     engine = get_game("mascarade")
     users = User.objects.bulk_create([User(username=f"{tag}{i}", email=f"{tag}{i}@bench.test")
@@ -452,7 +452,7 @@ class Client:
             self.conn.transport.close()
 
     async def run(self, stop: asyncio.Event) -> None:
-        from games.catalog import get_bot
+        from games.core.catalog import get_bot
 
         bot = get_bot("mascarade", "random")
         awaited = self.table["first"]

@@ -183,7 +183,7 @@ def play(server: Server, tables: list[dict], moves: int, policy: str, rng: rando
     from django.db import connection
 
     from bench.api import quiet
-    from games.catalog import get_bot
+    from games.core.catalog import get_bot
 
     bot = get_bot("mascarade", "random")
     table = tables[-1]

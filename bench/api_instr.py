@@ -36,7 +36,7 @@ games made the same way, so the states play the very same moves.
 Where a request's instructions go (``--within module:qualname``): only those executed inside
 that function (and what it calls) during the requests counted, with its calls per request; the
 wrapper that switches the count on and off around each call (:class:`Within`) measures its own
-share first and takes it off. ``--within games.services.core:commit_many``, say, gives what a
+share first and takes it off. ``--within games.core.services.write:commit_many``, say, gives what a
 move's writes cost, beside the whole ``POST``'s figure of a run without it.
 
 A whole ``POST /moves/`` part by part (``--parts``): the request counted whole, then each
@@ -192,7 +192,7 @@ class Within:
     by a wrapper that toggles the count around the real one (once, however deep it calls
     itself). A caller that took the function into its own namespace (``from m import f``)
     keeps the real one: name the function where that caller looks it up
-    (``games.services.core:insert_write``, not ``mascarade_site.prepared:insert_write``).
+    (``games.core.services.write:insert_write``, not ``mascarade_site.prepared:insert_write``).
 
     Each counted call also counts the wrapper's own instructions after and before its toggles
     (the ``ctypes`` call into the helper): :meth:`calibrate` measures them on a function that
@@ -263,11 +263,11 @@ PARTS = {
     "dispatch": ("rest_framework.views:APIView.dispatch", 1),
     "auth": ("games.api.authentication:ModeratedTokenAuthentication.authenticate", 1),
     "throttles": ("rest_framework.views:APIView.check_throttles", 1),
-    "move": ("games.services:submit_move", 1),
-    "lock": ("games.services.moves:open_table", 1),
-    "rules": ("games.services.core:Table.play", 1),
-    "writes": ("games.services.moves:commit", 1),
-    "answer": ("games.selectors:game_payload", 1),
+    "move": ("games.core.services:submit_move", 1),
+    "lock": ("games.core.services.moves:open_table", 1),
+    "rules": ("games.core.services.write:Table.play", 1),
+    "writes": ("games.core.services.moves:commit", 1),
+    "answer": ("games.core.selectors:game_payload", 1),
     # across the rows: the token's, the lock's and the write's statements
     "statements": ("mascarade_site.prepared:execute", 3),
     "psycopg": ("psycopg.cursor:Cursor.execute", 3),
@@ -301,9 +301,9 @@ ACROSS = (
 
 
 def seeded(seed: int) -> None:
-    """New games' seeds (``games.services.lobby``: ``secrets.randbits``) drawn from ``seed``,
+    """New games' seeds (``games.core.services.lobby``: ``secrets.randbits``) drawn from ``seed``,
     so that every state plays the same deals."""
-    from games.services import lobby
+    from games.core.services import lobby
 
     rng = random.Random(seed)
 
@@ -406,7 +406,7 @@ def main() -> None:
                         help="the all-on figures taken twice, to show what is left of noise (on)")
     parser.add_argument("--within", metavar="MODULE:QUALNAME",
                         help="count only what the requests execute inside this function (e.g. "
-                             "games.services.core:commit_many), with its calls per request")
+                             "games.core.services.write:commit_many), with its calls per request")
     parser.add_argument("--parts", action="store_true",
                         help="instead: a POST /moves/ part by part, every trick on (one count "
                              "of each part in turn: about 12 minutes for --workloads exchanges "
@@ -490,7 +490,7 @@ def main() -> None:
                                           for kind in KINDS):
             # (the usual cause: its callers took it into their own namespace, Within's text)
             print(f"{args.within} was never called in these requests: name it where its "
-                  "callers look it up (e.g. games.services.core:insert_write)", flush=True)
+                  "callers look it up (e.g. games.core.services.write:insert_write)", flush=True)
 
 
 if __name__ == "__main__":

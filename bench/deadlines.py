@@ -120,7 +120,7 @@ def make_games(count: int) -> list[str]:
     """``count`` started games of four seats (four users each, who want their mails), nothing
     played yet."""
     from accounts.models import User
-    from games import services
+    from games.core import services
 
     users = User.objects.bulk_create([User(username=f"d{i}", email=f"d{i}@bench.test",
                                            notify_email=True) for i in range(4 * count)])

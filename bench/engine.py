@@ -16,7 +16,7 @@ Everything runs in this one process, pinned to one core when the OS allows it. F
    :data:`LONG_GAME_WEIGHTS`; see :func:`long_game`);
 3. the size of a serialised state (compact JSON of ``to_json``) at the largest player count, after
    every move of that 300-move game and of ordinary random games: maximum and median;
-4. the game's default bot (``games.catalog.get_bot``) as one player against random bots (seat
+4. the game's default bot (``games.core.catalog.get_bot``) as one player against random bots (seat
    rotating over its option sets; a shared victory counts as a win).
 
 The games come from the catalog (Django is set up for it); nothing here names a game's package.
@@ -44,7 +44,7 @@ import django
 
 django.setup()
 
-from games import catalog  # noqa: E402
+from games.core import catalog  # noqa: E402
 from games.engine import Game, replay  # noqa: E402
 from games.engine.bots import RandomBot, bot_rng  # noqa: E402
 

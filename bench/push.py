@@ -62,8 +62,8 @@ def make_groups(count: int, games: int, tag: str) -> list[dict]:
     """``count`` groups of four users (with their tokens), each seated at ``games`` started
     games of four."""
     from accounts.models import User
-    from games import services
     from games.api.tokens import new_token
+    from games.core import services
 
     users = User.objects.bulk_create([User(username=f"{tag}{i}", email=f"{tag}{i}@bench.test")
                                       for i in range(4 * count)])
@@ -203,7 +203,7 @@ class PushClient:
         return None
 
     async def run(self, stop: asyncio.Event) -> None:
-        from games.catalog import get_bot
+        from games.core.catalog import get_bot
 
         bot = get_bot("mascarade", "random")
         game, at_least = self.games.pop(0), 0
@@ -338,9 +338,10 @@ def statements_per_move(groups: list[dict]) -> tuple[float, float]:
     from django.db import connection
 
     from accounts.models import User
-    from games import push, selectors
-    from games.catalog import get_bot
-    from games.streams import UserStream, Viewer
+    from games.core import selectors
+    from games.core.catalog import get_bot
+    from games.live import push
+    from games.live.streams import UserStream, Viewer
 
     settings.SECURE_SSL_REDIRECT = False  # (this process's settings are DEBUG=0's)
     bot = get_bot("mascarade", "random")

@@ -108,7 +108,7 @@ async def idle(pid: int, seconds: float) -> tuple[float, float]:
 def play_one(table: dict) -> tuple[int, float]:
     """One move of the awaited player of this game, through the write path (the service
     publishes once it commits); its seq and the moment the service was called."""
-    from games import selectors, services
+    from games.core import selectors, services
     from games.models import Game
 
     game = Game.objects.get(pk=table["game"])

@@ -20,11 +20,10 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
+from games.core.catalog import find_kit
+from games.core.errors import ApplicationError, Invalid, text_of
 from games.engine import EngineError
-
-from .catalog import find_kit
-from .errors import ApplicationError, Invalid, text_of
-from .models import (
+from games.models import (
     Game,
     IdempotencyKey,
     InboundMessage,

@@ -10,8 +10,9 @@ class GamesConfig(AppConfig):
     def ready(self):
         from django.contrib.auth import get_user_model
 
-        from games import mail_webhooks, push
         from games.api import tokens
+        from games.live import push
+        from games.mail import providers as mail_webhooks
 
         # A new password (changed, reset, set by a superuser) revokes the user's API tokens.
         tokens.connect(get_user_model())

@@ -203,7 +203,7 @@ class PendingDecision(models.Model):
     a periodic sweep can find the ones whose task was lost.
 
     The deadline is computed from the stored base ``clock_from`` / ``clock_seconds`` and the
-    vacations of the awaited user (``games.deadlines``): kept here, indexed, for the sweeps.
+    vacations of the awaited user (``games.core.deadlines``): kept here, indexed, for the sweeps.
     """
 
     # No index of its own: pending_unique_player (game, player) serves every look-up by game.
@@ -417,7 +417,7 @@ INBOUND_KEPT_BYTES = 64 * 1024
 class MailPlay(models.Model):
     """The moves listed to a player in one mail (numbered, as commands), and the state they were
     listed at: the mail's ``Reply-To`` names this row with a signed token
-    (``games.services.mail``), so that an answer "2" means the second move of this list, played
+    (``games.mail.receive``), so that an answer "2" means the second move of this list, played
     only while the decision it answers is still awaited."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
@@ -490,7 +490,7 @@ WEBHOOK_URL_MAX_LENGTH = 2000
 
 class WebhookEndpoint(models.Model):
     """An HTTPS address of a user's where the site posts, signed with ``secret``, what concerns
-    them: a decision awaits them, a game of theirs started or ended (``games.services.webhooks``).
+    them: a decision awaits them, a game of theirs started or ended (``games.webhooks.endpoints``).
     ``active`` goes off after ``WEBHOOK_DISABLE_AFTER`` failed attempts in a row (the
     owner is told by mail) or when the owner turns it off; the owner turns it on again."""
 

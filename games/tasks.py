@@ -1,7 +1,7 @@
 """Celery tasks of the games app: thin, taking ids, idempotent, safe to run twice or late.
 
 Only the worker imports this module (Celery's autodiscovery); the rest of the site sends these
-tasks by name through :mod:`games.dispatch`.
+tasks by name through :mod:`games.core.dispatch`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from games import dispatch, notifications, services
-from games.services import webhooks
+from games.core import dispatch, services
+from games.notify import notifications
+from games.webhooks import endpoints as webhooks
 
 
 @shared_task(name=dispatch.PLAY_BOTS, ignore_result=True, acks_late=True)

@@ -53,7 +53,7 @@ statements per request with each on and off.
                    collector's walks (:mod:`mascarade_site.memory`)
 ``stream_inline``  a stream's step that needs no database (a decision told with its legal
                    moves) run on the stream server's event loop (``UserStream.quick`` in
-                   :mod:`games.streams`); off, on the streams' database threads like any step
+                   :mod:`games.live.streams`); off, on the streams' database threads like any step
 =================  ==========================================================================
 """
 

@@ -392,7 +392,7 @@ def lock_together(lock: tuple[PreparedQuery, tuple],
     between the snapshot and the lock) is not in them, while the locked rows are read again
     once the lock is granted, as they are then. **The caller checks** that no such transaction
     changed what the others read, and reads them again if one did: the locked rows carry what
-    the snapshot saw of them (``open_table`` in ``games/services/core.py`` compares the game's
+    the snapshot saw of them (``open_table`` in ``games/core/services/write.py`` compares the game's
     ``version`` it locked with the one its snapshot saw, and every transaction that changes a
     game's seats or pending decisions under its lock bumps its version). Elsewhere (as for
     :func:`read_together`, or ``PERF_OFF=lock_together``), the lock first, then the others

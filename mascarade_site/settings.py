@@ -63,7 +63,7 @@ INSTALLED_APPS = [
     "mascarade_site",
     "accounts",
     "games",
-    # The games, each a package registering itself in games.catalog (the README, "Adding a
+    # The games, each a package registering itself in games.core.catalog (the README, "Adding a
     # game"); the first is the default where a page does not say which game.
     "games.mascarade",
     "games.ere_des_masques",
@@ -120,7 +120,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.context_processors.game_kits",
+                "games.web.context_processors.game_kits",
             ],
         },
     },
@@ -240,7 +240,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
                                                                       default=7))},
 }
 
-# --- Event streams (Server-Sent Events: games.streams) -------------------------------------------
+# --- Event streams (Server-Sent Events: games.live.streams) ---------------------------------------
 # A stream sends a heartbeat (and checks its viewer's access and the database again) after this
 # long without news; without Redis it looks at the database every STREAM_POLL_SECONDS. Under
 # WSGI (make run's development server) a stream ends after STREAM_WSGI_HOLD_SECONDS and the
@@ -275,10 +275,10 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mascarade Online <no
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # --- Inbound mail (play by email) ---------------------------------------------------------------
-# Players write to play+<token>@MAIL_DOMAIN. Two ways in, both to games.services.mail.receive_mail:
+# Players write to play+<token>@MAIL_DOMAIN. Two ways in, both to games.mail.receive.receive_mail:
 # the self-hosted receiver (`manage.py mailreceiver`, SMTP or LMTP, on MAIL_RECEIVER_HOST:PORT;
-# games/mail_receiver.py) and the providers' inbound webhooks under /anymail/ (django-anymail;
-# games/mail_webhooks.py). Outgoing mail stays on EMAIL_URL above.
+# games/mail/receiver.py) and the providers' inbound webhooks under /anymail/ (django-anymail;
+# games/mail/providers.py). Outgoing mail stays on EMAIL_URL above.
 MAIL_DOMAIN = env.str("MAIL_DOMAIN", default="localhost")
 MAIL_RECEIVER_HOST = env.str("MAIL_RECEIVER_HOST", default="127.0.0.1")
 MAIL_RECEIVER_PORT = env.int("MAIL_RECEIVER_PORT", default=2525)
@@ -300,7 +300,7 @@ ANYMAIL = {
     "MANDRILL_WEBHOOK_KEY": env.str("MANDRILL_WEBHOOK_KEY", default="") or _unknowable,
 }
 
-# --- Outgoing webhooks (games/webhooks.py, games/services/webhooks.py) ---------------------------
+# --- Outgoing webhooks (games/webhooks/http.py, games/webhooks/endpoints.py) ----------------------
 # Users' endpoints are posted to over HTTPS only, never at a private, loopback, link-local,
 # multicast or reserved address. The hosts listed here (tests, development: "127.0.0.1,localhost")
 # may take plain http and any address. An endpoint is turned off after this many failed attempts
@@ -427,7 +427,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": "games.models.Game.Status",
-        "BotKindEnum": "games.catalog.bot_kinds",
+        "BotKindEnum": "games.core.catalog.bot_kinds",
     },
 }
 

@@ -3,8 +3,8 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts import web as accounts_web
-from games import web as games_web
 from games.api.errors import api_not_found
+from games.web import views as games_web
 
 from . import views
 
@@ -26,9 +26,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/profile/", games_web.profile, name="profile"),
     path("accounts/", include("allauth.urls")),
-    # Inbound mail from the providers' webhooks (django-anymail; games/mail_webhooks.py).
+    # Inbound mail from the providers' webhooks (django-anymail; games/mail/providers.py).
     path("anymail/", include("anymail.urls")),
-    path("", include("games.urls_web")),
+    path("", include("games.web.urls")),
     path("i18n/setlang/", accounts_web.set_language, name="set_language"),
 ]
 

@@ -37,7 +37,7 @@ def favicon(request):
 def home(request):
     """The games this site serves; the viewer's games awaiting them first; open games to
     join."""
-    from games import catalog, selectors
+    from games.core import catalog, selectors
 
     mine = []
     if request.user.is_authenticated:

@@ -16,10 +16,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from games import selectors
-from games import services as games
 from games.admin import ReadOnly
-from games.errors import ApplicationError
+from games.core import selectors
+from games.core import services as games
+from games.core.errors import ApplicationError
 from games.models import ChatMessage
 
 from . import services

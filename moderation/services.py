@@ -1,7 +1,7 @@
 """Moderator actions. Each change to a game goes through the games services as a move record by
 actor ``moderator`` (so a replay reproduces it), and every action, on a game or a user, and
 every look at a full table, is written to the :class:`ModerationLog` in the same transaction.
-The people concerned are told by mail through the outbox (``games.notifications``), in their
+The people concerned are told by mail through the outbox (``games.notify.notifications``), in their
 language, after the commit."""
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.models import User
-from games import notifications, push, selectors
-from games import services as games
-from games.catalog import bot_kinds, get_game
+from games.core import selectors
+from games.core import services as games
+from games.core.catalog import bot_kinds, get_game
+from games.core.errors import Conflict, Forbidden, Invalid, NotFound
 from games.engine import MODERATOR
-from games.errors import Conflict, Forbidden, Invalid, NotFound
+from games.live import push
 from games.models import ChatHide, ChatMessage, Game, MoveRecord, Seat
+from games.notify import notifications
 
 from .models import MODERATORS_GROUP, ModerationLog, Report
 

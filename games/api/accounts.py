@@ -17,12 +17,12 @@ from rest_framework.views import APIView
 
 from accounts.models import VACATION_DAYS_PER_YEAR, User, Vacation, validate_timezone
 from accounts.usernames import UsernameValidator, normalize
-from games import selectors, services
 from games.api import tokens
 from games.api.serializers import ErrorOut, StrictBooleanField
 from games.api.throttling import AnonThrottle, AuthThrottle, UserThrottle
 from games.api.views import validated
-from games.errors import Forbidden, Invalid, InvalidCredentials, NotFound
+from games.core import selectors, services
+from games.core.errors import Forbidden, Invalid, InvalidCredentials, NotFound
 
 
 def email_taken(email: str) -> bool:

@@ -22,7 +22,7 @@ from knox.settings import CONSTANTS
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 
-from games.errors import Forbidden
+from games.core.errors import Forbidden
 from mascarade_site.prepared import PreparedQuery
 
 # Every API request reads its token: compiled once (mascarade_site.prepared).

@@ -10,10 +10,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import catalog, selectors, services
 from games.api.pagination import Pagination
 from games.api.serializers import ErrorOut
 from games.api.views import GAME_ID, _loaded_or_404, error, paginated, validated, validated_query
+from games.core import catalog, selectors, services
 from games.models import CHAT_MAX_LENGTH
 from moderation import services as moderation
 from moderation.models import Report

@@ -2,7 +2,8 @@
 
 Every error the API gives goes through :func:`exception_handler` (DRF views) or the JSON handlers
 below (paths under ``/api/`` that no view matched, and server errors): the one place where the
-services' refusals (:mod:`games.errors`), the rules' (``games.engine``) and DRF's own become the
+services' refusals (:mod:`games.core.errors`), the rules' (``games.engine``) and DRF's own become
+the
 contract's status codes and bodies.
 """
 
@@ -18,20 +19,20 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
-from games.engine import (
-    EngineError,
-    IllegalMove,
-    InvalidOptions,
-    MalformedMove,
-    NotYourDecision,
-)
-from games.errors import (
+from games.core.errors import (
     ApplicationError,
     Conflict,
     Forbidden,
     IdempotencyConflict,
     NotFound,
     RateLimited,
+)
+from games.engine import (
+    EngineError,
+    IllegalMove,
+    InvalidOptions,
+    MalformedMove,
+    NotYourDecision,
 )
 
 logger = logging.getLogger(__name__)

@@ -11,14 +11,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from games import catalog, selectors
 from games.api.chat import MESSAGE_ID, ChatMessageOut
 from games.api.pagination import Pagination
 from games.api.serializers import CatalogChoiceField, ErrorOut, GameOut
 from games.api.views import GAME_ID, paginated, validated, validated_query
-from games.errors import Forbidden, NotFound
+from games.core import catalog, selectors
+from games.core.errors import Forbidden, NotFound
+from games.core.services.bots import DEFAULT_BOT_KIND
 from games.models import ChatMessage
-from games.services.bots import DEFAULT_BOT_KIND
 from moderation import services
 from moderation.models import Report
 

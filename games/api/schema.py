@@ -1,11 +1,11 @@
 """OpenAPI post-processing: the uniform error answers every operation can give, and each game's
-shapes (its options, moves, state and ``you``) from its kit (``games.kit.GameKit``)."""
+shapes (its options, moves, state and ``you``) from its kit (``games.core.kit.GameKit``)."""
 
 from __future__ import annotations
 
 import copy
 
-from games import catalog
+from games.core import catalog
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 ERROR_SCHEMA = {

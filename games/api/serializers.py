@@ -1,6 +1,6 @@
 """Request validation and the documented shapes of every answer (API.md).
 
-Answers are built as plain dicts by :mod:`games.selectors` (through the engine's projections);
+Answers are built as plain dicts by :mod:`games.core.selectors` (through the engine's projections);
 the ``*Out`` serializers here describe them for the OpenAPI schema, and the tests check every
 answer against that schema.
 """
@@ -13,9 +13,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils import json as drf_json
 
-from games import catalog
+from games.core import catalog
+from games.core.services.bots import DEFAULT_BOT_KIND
 from games.models import Game
-from games.services.bots import DEFAULT_BOT_KIND
 from mascarade_site import perf
 
 STATUSES = [choice for choice, _label in Game.Status.choices]
@@ -158,7 +158,7 @@ class EventsQuery(serializers.Serializer):
 
 
 # --------------------------------------------------------------------------------------------
-# Answers (documentation of the dicts built by games.selectors)
+# Answers (documentation of the dicts built by games.core.selectors)
 
 
 class ErrorOut(serializers.Serializer):

@@ -1,5 +1,5 @@
 """The event streams' HTTP end: ``GET /api/v1/games/{id}/stream/`` and ``GET
-/api/v1/me/stream/`` (Server-Sent Events; what they send: :mod:`games.streams`).
+/api/v1/me/stream/`` (Server-Sent Events; what they send: :mod:`games.live.streams`).
 
 Plain Django views (async: under ASGI a stream holds no thread while it waits), authenticated
 as the rest of the API: ``Authorization: Token <token>`` (the same check as every API request,
@@ -29,8 +29,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
-from games import selectors, streams
 from games.api.authentication import ModeratedTokenAuthentication
+from games.core import selectors
+from games.live import streams
 
 #: The largest seq a cursor may name (the column's range).
 MAX_SEQ = 2_147_483_647
@@ -94,7 +95,7 @@ def _kept(user, check) -> streams.Viewer:
 
 def _in_db(request, func):
     """``func`` made awaitable for its reads: under ASGI on the streams' database threads
-    (:func:`games.streams.in_db_threads`); under WSGI on the request's own thread and
+    (:func:`games.live.streams.in_db_threads`); under WSGI on the request's own thread and
     connection (Django runs this async view there), as every other view's reads."""
     if isinstance(request, ASGIRequest):
         return streams.in_db_threads(func)

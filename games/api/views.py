@@ -14,10 +14,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors, services
 from games.api import serializers as s
 from games.api.pagination import Pagination
-from games.errors import Invalid, NotFound
+from games.core import selectors, services
+from games.core.errors import Invalid, NotFound
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 255,

@@ -1,6 +1,6 @@
 """Webhooks in API v1: the viewer's endpoints under ``/me/webhooks/`` (list, register, read,
 change, delete, a new secret, a ping) and each one's recent deliveries. The work is
-:mod:`games.services.webhooks`'; what is posted and how to check its signature: the README,
+:mod:`games.webhooks.endpoints`'; what is posted and how to check its signature: the README,
 "Webhooks", and docs/api/README.md."""
 
 from __future__ import annotations
@@ -11,19 +11,19 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors
 from games.api.chat import StrictCharField
 from games.api.pagination import Pagination
 from games.api.serializers import StrictBooleanField
 from games.api.throttling import AnonThrottle, UserThrottle, WebhookThrottle
 from games.api.views import error, paginated, validated
+from games.core import selectors
 from games.models import (
     WEBHOOK_MAX_ENDPOINTS,
     WEBHOOK_URL_MAX_LENGTH,
     WebhookDelivery,
     WebhookEndpoint,
 )
-from games.services import webhooks
+from games.webhooks import endpoints as webhooks
 
 WEBHOOK_ID = OpenApiParameter("id", {"type": "integer", "minimum": 0}, OpenApiParameter.PATH)
 

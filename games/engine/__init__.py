@@ -1,7 +1,7 @@
 """What every game's pure rules share: the protocol (:mod:`.base`), the table moves that are no
 rule of any game (:mod:`.table`), replays (:mod:`.replay`), the seeded generator (:mod:`.rng`) and
 the bot protocol (:mod:`.bots`). Each game's rules live in its own package
-(``games/<game>/rules/``); the site finds them through ``games.catalog``."""
+(``games/<game>/rules/``); the site finds them through ``games.core.catalog``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The bot protocol shared by every game, and the random bot any game can use (each game's own
-bots live with its rules; the site finds them through ``games.catalog``).
+bots live with its rules; the site finds them through ``games.core.catalog``).
 
 A bot decides from what its player may know, never from the full state: its inputs are the
 player's projection (``Game.view(state, player)``), the legal moves, and the player's own view of

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 
-from games.kit import acting_player, cards_in_words, command_text, seat_name
+from games.core.kit import acting_player, cards_in_words, command_text, seat_name
 
 from .rules.cards import KINDS
 

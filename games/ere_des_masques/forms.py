@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy
 
-from games.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, absent_policy_field
+from games.core.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, absent_policy_field
 
 
 class EreOptionsForm(GameOptionsForm):

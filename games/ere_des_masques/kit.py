@@ -1,5 +1,5 @@
 """L'Ère des Masques's presentation: what the site shows and takes of a game of it
-(``games.kit``)."""
+(``games.core.kit``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from games.kit import Board, GameKit, seat_line, seat_name, waiting_line
+from games.core.kit import Board, GameKit, seat_line, seat_name, waiting_line
 
 from . import display, forms, schema
 from .rules import GAME, KINDS

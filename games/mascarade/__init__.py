@@ -1,3 +1,3 @@
 """Mascarade (Bruno Faidutti; 4–12 players): its pure rules in :mod:`.rules`, its presentation
 beside them (:mod:`.kit`, :mod:`.display`, :mod:`.forms`, :mod:`.schema`, ``templates/mascarade/``),
-registered in ``games.catalog`` by :mod:`.apps`."""
+registered in ``games.core.catalog`` by :mod:`.apps`."""

@@ -1,7 +1,7 @@
 """Mascarade's words: mask names and powers, moves and events as plain sentences.
 
 One place, translated, used by the kit (pages and mails). It only rewords what it is given:
-callers pass events and moves *as the viewer may see them* (``games.selectors``), so a sentence
+callers pass events and moves *as the viewer may see them* (``games.core.selectors``), so a sentence
 can never say more than the projection did (with ``log_masks`` off the rules have already dropped
 old masks and the sentence reads "a card").
 """
@@ -13,7 +13,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
-from games.kit import acting_player, command_text, seat_name
+from games.core.kit import acting_player, command_text, seat_name
 
 from .rules.data import MASKS
 

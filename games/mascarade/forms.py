@@ -10,8 +10,8 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games.core.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, option_refusal
 from games.engine.base import InvalidOptions
-from games.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, option_refusal
 
 from . import display
 from .rules.data import MASKS, SCENARIOS

@@ -1,4 +1,5 @@
-"""Mascarade's presentation: what the site shows and takes of a Mascarade game (``games.kit``)."""
+"""Mascarade's presentation: what the site shows and takes of a Mascarade game
+(``games.core.kit``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from games.kit import Board, GameKit, ranking_lines, seat_line, seat_name, waiting_line
+from games.core.kit import Board, GameKit, ranking_lines, seat_line, seat_name, waiting_line
 
 from . import display, forms, schema
 from .rules import MASCARADE, MASKS

@@ -131,7 +131,7 @@ def test_a_deadline_and_the_profile_say_their_time_zone():
 
 @pytest.fixture
 def invitation():
-    from games import services
+    from games.core import services
     from games.models import Game
     from tests.api.factories import UserFactory
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from games import services
-from games.catalog import get_game
+from games.core import services
+from games.core.catalog import get_game
 from games.engine import replay_records as engine_replay_records
 from games.models import Game, MoveRecord
 
@@ -34,7 +34,7 @@ def play_service_moves(game: Game, count: int, users_by_player: dict, choose=Non
     """Play ``count`` moves through the submit service, as the awaited players' users."""
     rng = random.Random(7)
     engine = get_game(game.kind)
-    from games import selectors
+    from games.core import selectors
 
     for _ in range(count):
         game.refresh_from_db()
@@ -79,7 +79,7 @@ def replay_with_table(game: Game, upto: int | None = None):
 def mail_text_beyond_its_readers_view(message, game: Game) -> str:
     """A mail's subject and text without what comes from its reader's own view: the table as
     text, the history since their last move and their moves as commands, as
-    ``games.mail_play`` lists them now (each checked to be
+    ``games.mail.outgoing`` lists them now (each checked to be
     in the mail when the mail lists moves), and without links. What is left must name no card;
     what the removed lines say comes from the reader's projection (``tests/site/
     test_commands.py`` checks ``status_lines`` against the truth)."""
@@ -88,8 +88,9 @@ def mail_text_beyond_its_readers_view(message, game: Game) -> str:
     from django.utils import translation
 
     from accounts.models import User
-    from games import catalog, commands
-    from games.mail_play import names_and_board, since_lines
+    from games.core import catalog
+    from games.mail import commands
+    from games.mail.outgoing import names_and_board, since_lines
 
     user = User.objects.get(email=message.to[0])
     game = Game.objects.get(pk=game.pk)

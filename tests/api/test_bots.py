@@ -8,7 +8,8 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from kombu.exceptions import OperationalError
 
-from games import services, tasks
+from games import tasks
+from games.core import services
 from games.models import Game, MoveRecord, PendingDecision
 from mascarade_site.celery import app as celery_app
 
@@ -148,8 +149,8 @@ def _staff_game(human, **options) -> Game:
 def _play_as_bots(game, until) -> None:
     """Play the awaited decisions as bots (their first legal move, or ``until``'s choice)
     until ``until(game)`` says to stop."""
-    from games import selectors
-    from games.catalog import get_game
+    from games.core import selectors
+    from games.core.catalog import get_game
 
     for _ in range(50):
         game.refresh_from_db()

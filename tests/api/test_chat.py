@@ -12,10 +12,10 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from accounts.models import ChatMute
-from games import catalog, services
-from games.errors import Forbidden
+from games.core import catalog, services
+from games.core.errors import Forbidden
+from games.core.services import chat as chat_service
 from games.models import ChatHide, ChatMessage, Game, MoveRecord
-from games.services import chat as chat_service
 
 from .factories import UserFactory, client_for
 from .helpers import game_url, start_game

@@ -15,9 +15,10 @@ from django.test import Client
 from django.utils import dateformat, timezone, translation
 
 from accounts.models import ChatMute
-from games import notifications, tasks
+from games import tasks
+from games.core.services import chat as chat_service
 from games.models import ChatHide, Notification
-from games.services import chat as chat_service
+from games.notify import notifications
 
 from .helpers import start_game
 

@@ -136,7 +136,7 @@ def test_a_table_opened_while_another_write_holds_the_lock_reads_what_it_wrote(o
     again), and not those of the snapshot."""
     from django.db import transaction
 
-    from games.services import core
+    from games.core.services import write as core
 
     if off:
         settings.PERF_OFF = frozenset({"lock_together"})

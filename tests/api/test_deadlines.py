@@ -14,8 +14,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import selectors, services, tasks
-from games.catalog import get_game
+from games import tasks
+from games.core import selectors, services
+from games.core.catalog import get_game
 from games.models import Game, MoveRecord, PendingDecision, Seat
 from mascarade_site.celery import app as celery_app
 

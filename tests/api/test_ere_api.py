@@ -79,7 +79,7 @@ def test_two_clients_play_a_game_to_the_end_and_nobody_learns_too_much(users, se
     rng = random.Random(seed)
     players = [client_for(users[0]), client_for(users[1])]
     spectator = client_for(users[2])
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=seed):  # the deal
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=seed):  # the deal
         created = players[0].post(URL, {"game": "ere_des_masques", "options": {}},
                                   format="json")
     assert created.status_code == 201, created.json()
@@ -169,10 +169,11 @@ def test_its_mails_name_the_game_and_its_decisions_and_show_no_card(users, _locm
 
     from django.core import mail
 
-    from games import notifications, services
+    from games.core import services
     from games.models import Notification, PendingDecision
+    from games.notify import notifications
 
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=5):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=5):
         body = services.create_game(users[0], "ere_des_masques", {}).body
     services.join_game(users[1], body["id"])
     game = Game.objects.get(pk=body["id"])
@@ -228,7 +229,7 @@ def test_answers_match_the_game_s_schema(users):
     state_schema = _json_schema(components["EreDesMasquesState"], components)
     you_schema = _json_schema(components["EreDesMasquesYou"], components)
     other = _json_schema(components["MascaradeState"], components)
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=9):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=9):
         body = client.post(URL, {"game": "ere_des_masques", "options": {}, "bots": 1},
                            format="json").json()
     answer = client.get(game_url(body["id"])).json()
@@ -251,10 +252,10 @@ def test_deadlines_absence_bots_pause_and_the_moderators_table_serve_it_too(
 
     from django.utils import timezone
 
-    from games import services
+    from games.core import services
     from games.models import MoveRecord, PendingDecision, Seat
 
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=13):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=13):
         body = services.create_game(users[0], "ere_des_masques", {"absent_after": 2}).body
     services.join_game(users[1], body["id"])
     game = Game.objects.get(pk=body["id"])

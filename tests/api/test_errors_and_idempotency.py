@@ -45,7 +45,7 @@ def test_the_404_and_500_handlers_answer_json_under_api_and_html_elsewhere():
 
 def test_an_unexpected_error_in_a_view_is_a_json_500_never_a_traceback(users, clients,
                                                                       monkeypatch):
-    from games import selectors
+    from games.core import selectors
 
     def boom(*args, **kwargs):
         raise RuntimeError("bug")

@@ -443,7 +443,7 @@ def test_the_etag_changes_when_a_pause_request_or_a_vacation_changes_the_answer(
 def test_what_a_player_saw_is_numbered_with_the_seq_of_the_move_in_the_history(users, clients):
     """The rules number only their own moves; after table moves (a pause, an absence) the seq
     of a player's knowledge and of a card's last move are the seqs the history gives them."""
-    from games import services
+    from games.core import services
 
     staff = UserFactory(is_staff=True)
     body = services.create_game(staff, "mascarade", {"players": 4, "first_seat": 0}).body

@@ -11,8 +11,8 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
-from games import notifications
 from games.models import Game, Notification
+from games.notify import notifications
 from moderation.models import MODERATORS_GROUP
 
 from .factories import PASSWORD, UserFactory, client_for

@@ -1,5 +1,5 @@
 """Inbound mail posted by providers' webhooks (django-anymail under /anymail/;
-games/mail_webhooks.py) reaches ``games.services.mail.receive_mail`` (replaced here by a
+games/mail/providers.py) reaches ``games.mail.receive.receive_mail`` (replaced here by a
 recorder) with the raw MIME, the recipients, the envelope sender and ``via="webhook:<esp>"``.
 
 Payloads in the providers' documented formats, as anymail's own tests post them: Mailgun's
@@ -25,7 +25,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.test import Client
 
-from games.mail_webhooks import esp_slug, recipients_of
+from games.mail.providers import esp_slug, recipients_of
 
 SECRET = "mascarade:webhook-secret"
 SIGNING_KEY = "key-mailgun-signing-for-tests"
@@ -49,13 +49,13 @@ RAW_MIME = (
 
 @pytest.fixture
 def service(monkeypatch):
-    """``games.services.mail.receive_mail`` replaced by a recorder (``raises`` makes it
+    """``games.mail.receive.receive_mail`` replaced by a recorder (``raises`` makes it
     raise). Until the real module imports, a stand-in module."""
     try:
-        import games.services.mail as module
+        import games.mail.receive as module
     except ImportError:
-        module = types.ModuleType("games.services.mail")
-        monkeypatch.setitem(sys.modules, "games.services.mail", module)
+        module = types.ModuleType("games.mail.receive")
+        monkeypatch.setitem(sys.modules, "games.mail.receive", module)
     recorder = types.SimpleNamespace(calls=[], raises=None)
 
     def receive_mail(raw, *, recipients=(), sender=None, via):

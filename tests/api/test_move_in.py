@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from games.api import serializers as s
 from games.api.views import validated
-from games.errors import Invalid
+from games.core.errors import Invalid
 
 MOVE = {"type": "exchange", "target": 3, "swap": True}
 

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from games import selectors
+from games.core import selectors
 from games.mascarade.rules import MASKS
 from games.models import Game, MoveRecord
 
@@ -177,7 +177,7 @@ def test_no_viewer_learns_more_than_the_table_shows(script):
 @pytest.mark.django_db
 def test_the_oracle_catches_a_projection_that_leaks(monkeypatch):
     """The check above is not vacuous: an engine showing raw events fails it."""
-    from games.catalog import get_game
+    from games.core.catalog import get_game
 
     engine = get_game("mascarade")
     monkeypatch.setattr(type(engine), "view_event", lambda self, event, viewer, state: event)

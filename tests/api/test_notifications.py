@@ -15,9 +15,11 @@ from django.test import Client
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from games import notifications, services, tasks
+from games import tasks
+from games.core import services
 from games.engine import IllegalMove
 from games.models import Game, Notification, PendingDecision, Seat
+from games.notify import notifications
 
 from .factories import UserFactory, client_for
 from .helpers import (
@@ -354,8 +356,8 @@ def test_switched_off_and_muted_users_get_no_mail(users):
 def test_the_end_is_told_with_the_result(users):
     game = start_game(users[0], users[1:], options={"players": 4})
     rng = random.Random(3)
-    from games import selectors
-    from games.catalog import get_game
+    from games.core import selectors
+    from games.core.catalog import get_game
 
     engine = get_game("mascarade")
     for _ in range(2000):

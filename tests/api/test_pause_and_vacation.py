@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Vacation
-from games import services
+from games.core import services
 from games.models import Game, MoveRecord, PendingDecision
 
 from .factories import UserFactory, client_for
@@ -100,7 +100,7 @@ def test_vacation_limits(users):
 
 
 def test_the_clock_stops_during_the_vacation_time():
-    from games.deadlines import run_until, running_time
+    from games.core.deadlines import run_until, running_time
 
     t0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
     h = dt.timedelta(hours=1)
@@ -143,7 +143,7 @@ def test_deadlines_extend_over_a_vacation_and_the_table_sees_it(users):
 
 def test_the_transaction_that_moves_a_deadline_bumps_the_games_version(users):
     """A deadline moved by a vacation is changed under the game's lock with the game's version
-    bumped in the same transaction (``games.services.core``'s locking duty: a move that waited
+    bumped in the same transaction (``games.core.services.write``'s locking duty: a move that waited
     for that lock reads the pending decisions again), not only by the bump of every game of the
     user that comes after (left out here)."""
     game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 86_400})
@@ -151,7 +151,7 @@ def test_the_transaction_that_moves_a_deadline_bumps_the_games_version(users):
     owner = users[row.player]
     version = Game.objects.get(pk=game.pk).version
     tomorrow = timezone.now().date() + dt.timedelta(days=1)
-    with mock.patch("games.services.vacations.user_changed") as later_bump:
+    with mock.patch("games.core.services.vacations.user_changed") as later_bump:
         answer = client_for(owner).post(ME, days(tomorrow, 3), format="json")
     assert answer.status_code == 201
     assert later_bump.called

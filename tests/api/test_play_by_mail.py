@@ -1,4 +1,4 @@
-"""Playing by mail through the one inbound service (``games.services.mail.receive_mail``), on the
+"""Playing by mail through the one inbound service (``games.mail.receive.receive_mail``), on the
 real database: a decision mail lists the player's moves as numbered commands with a signed reply
 address; answering it plays the move (through the same write path, the record saying "mail") and
 is confirmed by mail; every refusal changes nothing and sends nothing back (a forged or another
@@ -20,8 +20,9 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
-from games import notifications, services
-from games.mail_play import play_of
+from games.core import services
+from games.mail.outgoing import play_of
+from games.mail.receive import receive_mail
 from games.models import (
     Game,
     InboundMessage,
@@ -31,7 +32,7 @@ from games.models import (
     PendingDecision,
     Seat,
 )
-from games.services.mail import receive_mail
+from games.notify import notifications
 
 from .factories import UserFactory
 from .helpers import start_game
@@ -150,7 +151,7 @@ def test_refusals_change_nothing_and_send_nothing(users):
     assert receive_mail(bounce, via="test").status == Status.AUTOMATIC
     # Another player's own token, sent from the awaited player's address.
     other_play = MailPlay.objects.create(user=other, game=game, seq=game.seq, moves=[])
-    from games.mail_play import reply_address
+    from games.mail.outgoing import reply_address
 
     assert receive_mail(answer(reply_address(other_play), player.email, "1"),
                         via="test").status == Status.WRONG_SENDER
@@ -269,7 +270,7 @@ def _play_by_mail(game: Game, humans: list, rng: random.Random, limit: int = 400
 @pytest.mark.parametrize("seed", [4])
 def test_two_people_play_a_whole_game_of_mascarade_only_by_mail(seed, eager_celery):
     humans = [UserFactory(), UserFactory()]
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=seed):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=seed):
         body = services.create_game(humans[0], "mascarade", {"players": 4}).body
     services.add_bots(humans[0], body["id"], 2)
     services.join_game(humans[1], body["id"])
@@ -286,7 +287,7 @@ def test_two_people_play_a_whole_game_of_mascarade_only_by_mail(seed, eager_cele
 @pytest.mark.parametrize("kind, options", [("ere_des_masques", {}),
                                            ("shadow_house", {"players": 3})])
 def test_a_decision_of_each_other_game_by_mail(kind, options, users, eager_celery):
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=7):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=7):
         body = services.create_game(users[0], kind, options).body
     services.join_game(users[1], body["id"])
     if kind == "shadow_house":
@@ -303,9 +304,9 @@ def test_a_decision_of_each_other_game_by_mail(kind, options, users, eager_celer
 
 def test_a_decision_mail_says_what_happened_since_the_readers_last_move(users):
     """Not only that it is your turn: the moves since yours, as the history says them."""
-    from games import selectors
-    from games.catalog import get_kit
-    from games.kit import history_lines
+    from games.core import selectors
+    from games.core.catalog import get_kit
+    from games.core.kit import history_lines
     from tests.api.helpers import play_service_moves
 
     game = start_game(users[0], users[1:], options={"players": 4})

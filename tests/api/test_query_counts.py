@@ -6,10 +6,10 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from games import services
-from games.catalog import get_game
+from games.core import services
+from games.core.catalog import get_game
+from games.core.services import write as core
 from games.models import Game, MoveRecord
-from games.services import core
 
 from .factories import UserFactory, client_for
 from .helpers import game_url, peaceful, play_service_moves, start_game

@@ -100,7 +100,7 @@ def wsgi_in_test_transaction(db):
 def chat_unlimited(monkeypatch):
     """Every generated chat message of the seated player is taken: the chat's rate limit (a
     429 for valid data, by design) is tested in test_chat.py."""
-    from games.services import chat
+    from games.core.services import chat
 
     monkeypatch.setattr(chat, "MESSAGES_PER_WINDOW", 10**6)
 

@@ -86,7 +86,7 @@ def test_five_clients_play_a_game_to_the_end_and_nobody_learns_too_much(users, s
     people = [*users, UserFactory(), UserFactory()]
     players = [client_for(user) for user in people[:5]]
     spectator = client_for(people[5])
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=seed):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=seed):
         created = players[0].post(URL, {"game": "shadow_house", "options": {"players": 5}},
                                   format="json")
     assert created.status_code == 201, created.json()
@@ -167,7 +167,7 @@ def test_the_game_s_answers_match_its_schema(users):
     components = client.get("/api/schema/", {"format": "json"}).json()["components"]["schemas"]
     for part in ("Options", "Move", "State", "You"):
         assert f"ShadowHouse{part}" in components
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=4):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=4):
         body = client.post(URL, {"game": "shadow_house", "options": {"players": 4}, "bots": 3},
                            format="json").json()
     answer = client.get(game_url(body["id"])).json()
@@ -200,7 +200,7 @@ def test_a_simultaneous_choice_has_a_deadline_per_player(users, django_capture_o
 
     from django.utils import timezone
 
-    from games import services
+    from games.core import services
     from games.models import MoveRecord, PendingDecision
     from tests.web.test_shadow_pages import box_order
 
@@ -241,8 +241,9 @@ def test_its_mails_word_each_decision_and_show_no_card(users, settings):
 
     from django.core import mail
 
-    from games import notifications, services
+    from games.core import services
     from games.models import Notification
+    from games.notify import notifications
     from games.shadow_house.display import TITLES
     from tests.web.test_shadow_pages import box_order
 

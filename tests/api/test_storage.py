@@ -7,8 +7,8 @@ import json
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from games import selectors
-from games.catalog import get_game
+from games.core import selectors
+from games.core.catalog import get_game
 from games.models import Game, MoveRecord, PendingDecision, Snapshot
 
 from .factories import UserFactory, client_for
@@ -76,7 +76,7 @@ def test_a_stale_snapshot_is_brought_up_to_date_from_the_moves_after_it(played):
     before = client.get(game_url(game.pk)).json()
     engine_state = selectors.load_state(Game.objects.get(pk=game.pk))
     # Roll the cache back to an older position: reads replay the moves after it.
-    from games.catalog import get_game
+    from games.core.catalog import get_game
     from games.engine import replay
 
     records = MoveRecord.objects.filter(game=game, seq__lte=5).order_by("seq")

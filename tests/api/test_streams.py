@@ -14,7 +14,8 @@ import pytest
 from django.test import Client
 from knox.models import AuthToken
 
-from games import push, services, streams
+from games.core import services
+from games.live import push, streams
 from games.models import Game
 
 from .factories import UserFactory, client_for, token_for
@@ -467,7 +468,7 @@ def test_under_wsgi_a_stream_sends_what_is_there_and_ends(four, settings):
 def test_a_table_stream_tells_of_the_chat_and_of_the_viewers_other_games(server, four):
     """What the table's page shows besides the game: its chat (``chat``), and how many games
     await the viewer (``you``), changed by moves elsewhere."""
-    from games import selectors
+    from games.core import selectors
 
     users, game = four
     other = start_game(users[0], users[1:])
@@ -530,8 +531,8 @@ def test_a_user_streams_step_needs_no_database_for_a_told_decision(four):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games import push
-    from games.streams import UserStream, Viewer
+    from games.live import push
+    from games.live.streams import UserStream, Viewer
 
     users, game = four
     stream = UserStream(Viewer(user=users[0]))
@@ -561,8 +562,8 @@ def test_a_user_streams_step_needs_no_database_for_a_told_start_or_end(four):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games import push
-    from games.streams import UserStream, Viewer
+    from games.live import push
+    from games.live.streams import UserStream, Viewer
 
     users, game = four
     stream = UserStream(Viewer(user=users[0]))
@@ -587,7 +588,7 @@ def test_a_user_streams_step_needs_no_database_for_a_told_start_or_end(four):
 
 def test_the_write_path_tells_the_players_streams_the_start_with_what_they_say(
         transactional_db, settings, monkeypatch, django_capture_on_commit_callbacks):
-    from games import push
+    from games.live import push
 
     settings.REDIS_URL = "redis://127.0.0.1:6379/15"
     published = []

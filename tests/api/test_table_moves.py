@@ -9,9 +9,9 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from games import selectors, services
+from games.core import selectors, services
+from games.core.errors import AlreadySeated, GameNotActive, Invalid, StaleSeq
 from games.engine import IllegalMove, MalformedMove
-from games.errors import AlreadySeated, GameNotActive, Invalid, StaleSeq
 from games.models import Game, MoveRecord, PendingDecision, Seat
 
 from .factories import UserFactory, client_for

@@ -24,9 +24,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import User
-from games import notifications, selectors, tasks, webhooks
+from games import tasks
+from games.core import selectors
 from games.models import Game, Notification, WebhookDelivery, WebhookEndpoint
-from games.services import webhooks as hooks
+from games.notify import notifications
+from games.webhooks import endpoints as hooks
+from games.webhooks import http as webhooks
 
 from .factories import UserFactory, client_for
 from .helpers import game_url, peaceful, start_game

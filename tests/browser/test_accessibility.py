@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from accounts.models import User
-from games import selectors, services
-from games.catalog import get_game
+from games.core import selectors, services
+from games.core.catalog import get_game
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from games import services
+from games.core import services
 from games.models import ChatMessage
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
@@ -70,8 +70,8 @@ def test_the_chat_comes_live_without_losing_what_is_typed(live_server, chromium)
     assert ada.evaluate("document.activeElement && document.activeElement.id") == "chat-text"
 
     # A move meanwhile: the table's live part changes, the box does not.
-    from games import selectors
-    from games.catalog import get_game
+    from games.core import selectors
+    from games.core.catalog import get_game
 
     player = game.pending_decisions.get().player
     loaded = selectors.load_for_viewer(selectors.find_game(game.pk), None)

@@ -10,7 +10,7 @@ from unittest import mock
 
 import pytest
 
-from games.catalog import get_game
+from games.core.catalog import get_game
 from games.engine import MODERATOR
 from games.models import Game, MoveRecord
 
@@ -32,7 +32,7 @@ def click(page, text: str) -> None:
 
 
 def the_played_card(game: Game) -> str:
-    from games import selectors
+    from games.core import selectors
 
     return get_game(game.kind).view(selectors.load_state(game), MODERATOR)["moderator"]["played"]
 
@@ -55,7 +55,7 @@ def test_two_players_play_a_whole_game_of_ere_des_masques(live_server, chromium)
     with eve.expect_navigation():
         eve.locator("a", has_text="L'Ère des Masques").first.click()
     eve.select_option("select[name=move_timeout]", "3600")
-    with (mock.patch("games.services.lobby.secrets.randbits", return_value=20261124),
+    with (mock.patch("games.core.services.lobby.secrets.randbits", return_value=20261124),
           eve.expect_navigation()):
         eve.locator("form.stacked button[type=submit]").click()
     game_id = eve.url.rstrip("/").rsplit("/", 1)[-1]

@@ -19,8 +19,8 @@ from contextlib import ExitStack
 import pytest
 from django.core import mail
 
-from games import selectors, services
-from games.catalog import get_game
+from games.core import selectors, services
+from games.core.catalog import get_game
 from games.models import Game, MoveRecord, PendingDecision, Seat
 from tests.api.factories import UserFactory
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from games import services
+from games.core import services
 from games.models import Game
 from tests.api.factories import UserFactory
 
@@ -63,8 +63,8 @@ def refreshed(page, statuses: list[int]) -> None:
 @pytest.mark.postgres
 def test_a_refresh_keeps_open_panels_the_focus_and_a_half_chosen_move(live_server,
                                                                        chromium):  # noqa: F811
-    from games import selectors
-    from games.catalog import get_game
+    from games.core import selectors
+    from games.core.catalog import get_game
     from tests.api.helpers import start_game
 
     base = live_server.url
@@ -119,7 +119,7 @@ def test_a_refresh_keeps_open_panels_the_focus_and_a_half_chosen_move(live_serve
 
 @pytest.mark.postgres
 def test_the_tab_title_counts_the_games_awaiting_the_player(live_server, chromium):  # noqa: F811
-    from games import selectors
+    from games.core import selectors
 
     base = live_server.url
     staff = UserFactory(username="ivy", is_staff=True)

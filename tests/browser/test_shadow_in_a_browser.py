@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from games import services
+from games.core import services
 from games.models import Game, MoveRecord, PendingDecision
 from games.shadow_house.rules.cards import BOX, CARDS
 from tests.api.factories import UserFactory

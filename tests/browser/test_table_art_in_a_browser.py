@@ -11,8 +11,8 @@ from unittest import mock
 
 import pytest
 
-from games import selectors, services
-from games.catalog import get_game
+from games.core import selectors, services
+from games.core.catalog import get_game
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
 
@@ -50,7 +50,7 @@ def played_until(game_id: int, person, steps: int) -> None:
 def test_the_tables_fit_a_phone_with_every_card_drawn(live_server, chromium):  # noqa: F811
     base = live_server.url
     people = [UserFactory(username=name) for name in ("ivy", "jon")]
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=20261124):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=20261124):
         body = services.create_game(people[0], "shadow_house", {"players": 8, "flash": True}).body
     shadow = body["id"]
     services.join_game(people[1], shadow)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from games.catalog import bot_kinds, get_bot, get_game
+from games.core.catalog import bot_kinds, get_bot, get_game
 from games.engine.bots import RandomBot, bot_rng
 from games.mascarade.rules import MASKS
 from games.mascarade.rules.bots import HeuristicBot

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from games import catalog
+from games.core import catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -43,7 +43,7 @@ import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
-from games.catalog import get_game
+from games.core.catalog import get_game
 from games.engine import MODERATOR, SPECTATOR
 from games.mascarade.rules import CENTER_CARDS, MASKS
 

@@ -1,6 +1,6 @@
 """OpenSpiel-style random simulation of every registered game, through the protocol only.
 
-For each game of the catalog (:mod:`games.catalog`) and a few player counts, random games are
+For each game of the catalog (:mod:`games.core.catalog`) and a few player counts, random games are
 played to their end (a pending player, one of their legal moves, again) and generic invariants are
 checked at every step: somebody is pending until the game ends and every pending player has legal
 moves; ``apply`` accepts every legal move (all of them, at a sample of steps) and never changes its
@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from games import catalog
+from games.core import catalog
 from games.engine import (
     MODERATOR,
     SPECTATOR,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.catalog import get_game
+from games.core.catalog import get_game
 from games.engine import (
     MODERATOR,
     SPECTATOR,

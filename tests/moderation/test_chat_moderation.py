@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from games import services
+from games.core import services
+from games.core.services import chat as chat_service
 from games.models import ChatHide, ChatMessage, Game, Notification
-from games.services import chat as chat_service
 from moderation.models import ModerationLog, Report
 from tests.api.factories import UserFactory, client_for
 from tests.api.helpers import game_url, start_game

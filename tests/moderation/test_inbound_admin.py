@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from games.mail.receive import receive_mail
 from games.models import Game, InboundMessage
-from games.services.mail import receive_mail
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 

@@ -35,7 +35,7 @@ def act(client, game, action, **body):
 def check_replay(game):
     game.refresh_from_db()
     engine, state, table = replay_with_table(game)
-    from games import selectors
+    from games.core import selectors
 
     live = selectors.load_for_viewer(selectors.find_game(game.pk), None).state
     assert engine.to_json(state) == engine.to_json(live)
@@ -358,8 +358,8 @@ def test_moderation_mails_go_through_the_outbox_and_are_retried(moderator, game,
     from django.core.mail import EmailMultiAlternatives
     from django.test import TestCase
 
-    from games import notifications
     from games.models import Notification
+    from games.notify import notifications
 
     players[1].language = "fr"
     players[1].save(update_fields=["language"])
@@ -416,7 +416,7 @@ def test_a_timeout_now_names_its_decision_and_one_that_is_gone_changes_nothing(
     arrived. It answered 200 with a null seq and logged a timeout that was not played, or,
     without a seat, timed out the next seat's new decision. Now: 409, nothing played, nothing
     logged."""
-    from games import services
+    from games.core import services
 
     client = client_for(moderator)
     row = PendingDecision.objects.get(game=game)

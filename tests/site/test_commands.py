@@ -1,4 +1,4 @@
-"""Play by email's commands (``games.commands``) and the table in words, over every registered
+"""Play by email's commands (``games.mail.commands``) and the table in words, over every registered
 game through its kit only (no database).
 
 Random games of each game are played through the rules (a few seeds and player counts, like
@@ -25,10 +25,11 @@ import pytest
 from django.utils import translation
 from django.utils.translation import pgettext
 
-from games import catalog, commands
-from games.commands import CommandReader, command_list, normalize, read_command
+from games.core import catalog
+from games.core.kit import GameKit
 from games.engine import MODERATOR, SPECTATOR
-from games.kit import GameKit
+from games.mail import commands
+from games.mail.commands import CommandReader, command_list, normalize, read_command
 from tests.engine.helpers import EXPLORE_OPTIONS
 from tests.engine.test_simulation import example_options
 
@@ -78,7 +79,7 @@ def names_for(players: int) -> dict[int, str]:
 
 
 def payload(kit: GameKit, state: Any, viewer: Any, names: dict[int, str]) -> dict:
-    """A viewer's game read, as ``games.selectors.game_payload`` makes it (players named)."""
+    """A viewer's game read, as ``games.core.selectors.game_payload`` makes it (players named)."""
     view = kit.rules.view(state, viewer)
     you = view.pop("you", None)
     view["seats"] = [{**seat, "player": names.get(seat.get("player"), seat.get("player")),

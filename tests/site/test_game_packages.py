@@ -1,5 +1,6 @@
 """Each game is a package (``games/<game>/``: its rules and its presentation) and nothing outside
-it imports it: the rest of the site reaches a game through :mod:`games.catalog`, by id. This test
+it imports it: the rest of the site reaches a game through :mod:`games.core.catalog`, by id. This
+test
 reads every module of the site (and the benchmarks) and fails on any import of a game's package
 from outside it, however it is spelt (``import``, ``from … import``, relative,
 ``import_module``)."""
@@ -9,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from games import catalog
+from games.core import catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ["games", "accounts", "moderation", "mascarade_site", "bench"]

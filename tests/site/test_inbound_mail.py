@@ -1,4 +1,4 @@
-"""games.inbound_mail: a raw inbound email read (who, to whom, automatic or not, the command).
+"""games.mail.parsing: a raw inbound email read (who, to whom, automatic or not, the command).
 
 The corpus (``tests/mail_corpus/``) holds replies written the way Gmail, Outlook, Apple Mail and
 Thunderbird write them, automatic messages and broken ones; ``expected.json`` says what each one
@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import inbound_mail
-from games.inbound_mail import (
+from games.mail import parsing as inbound_mail
+from games.mail.parsing import (
     MAX_BYTES,
     Inbound,
     MalformedMail,

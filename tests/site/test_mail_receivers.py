@@ -1,8 +1,8 @@
-"""The self-hosted mail receiver (games/mail_receiver.py, `manage.py mailreceiver`).
+"""The self-hosted mail receiver (games/mail/receiver.py, `manage.py mailreceiver`).
 
 In a real subprocess, what needs no service: only play+…@MAIL_DOMAIN is accepted (550 at RCPT
 otherwise), messages over 10 MB get 552, SIGTERM stops it. In this process (the receiver in a
-thread, ``games.services.mail.receive_mail`` replaced by a recorder): what reaches the service
+thread, ``games.mail.receive.receive_mail`` replaced by a recorder): what reaches the service
 over SMTP and LMTP, and the answers when it raises (451) or the message is empty (554).
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from games.mail_receiver import DATA_SIZE_LIMIT, ReceiverHandler, is_play_address, start_receiver
+from games.mail.receiver import DATA_SIZE_LIMIT, ReceiverHandler, is_play_address, start_receiver
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = "mascarade.test"
@@ -49,13 +49,13 @@ def free_port() -> int:
 
 @pytest.fixture
 def service(monkeypatch):
-    """``games.services.mail.receive_mail`` replaced by a recorder (``calls``; ``raises`` makes
+    """``games.mail.receive.receive_mail`` replaced by a recorder (``calls``; ``raises`` makes
     it raise, ``delay`` makes it slow). Until the real module imports, a stand-in module."""
     try:
-        import games.services.mail as module
+        import games.mail.receive as module
     except ImportError:
-        module = types.ModuleType("games.services.mail")
-        monkeypatch.setitem(sys.modules, "games.services.mail", module)
+        module = types.ModuleType("games.mail.receive")
+        monkeypatch.setitem(sys.modules, "games.mail.receive", module)
     recorder = types.SimpleNamespace(calls=[], raises=None, delay=0.0, started=threading.Event())
 
     def receive_mail(raw, *, recipients=(), sender=None, via):

@@ -15,8 +15,8 @@ from django.utils import timezone
 from knox.models import AuthToken
 
 from accounts.models import User, Vacation
-from games import selectors
 from games.api.authentication import _TOKENS
+from games.core import selectors
 from games.models import Game, PendingDecision, Seat
 from mascarade_site.prepared import PreparedQuery
 from tests.api.factories import UserFactory
@@ -178,7 +178,7 @@ def test_reads_together_are_one_statement_with_each_reads_objects_in_order(game,
 
     by_expression = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk)
                                   .order_by(F("position").desc()), uuid.UUID)
-    from games.services.core import _LOCK
+    from games.core.services.write import _LOCK
 
     by_relation = PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk).order_by("user"),
                                 uuid.UUID)
@@ -227,7 +227,7 @@ def test_bad_values_are_refused(game):
 
 @pytest.mark.postgres
 def test_select_for_update_needs_a_transaction(game):
-    from games.services.core import _LOCK
+    from games.core.services.write import _LOCK
 
     with pytest.raises(TransactionManagementError):
         _LOCK(game.pk)

@@ -131,7 +131,7 @@ def test_a_redis_restarted_costs_no_throttle_nor_message(own_redis, caplog, sett
     open up, no push message is lost."""
     import redis
 
-    from games import push
+    from games.live import push
 
     settings.PERF_OFF = off
 

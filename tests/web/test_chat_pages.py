@@ -17,9 +17,10 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import ChatMute
-from games import catalog, notifications, selectors, services
+from games.core import catalog, selectors, services
+from games.core.services import chat as chat_service
 from games.models import ChatHide, ChatMessage, Game
-from games.services import chat as chat_service
+from games.notify import notifications
 from moderation.models import Report
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game

@@ -12,8 +12,8 @@ from unittest import mock
 
 import pytest
 
-from games import selectors, services
-from games.catalog import get_game
+from games.core import selectors, services
+from games.core.catalog import get_game
 from games.engine import MODERATOR
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
@@ -34,7 +34,7 @@ def users():
 
 
 def started(users, seed=7) -> Game:
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=seed):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=seed):
         body = services.create_game(users[0], "ere_des_masques", {}).body
     services.join_game(users[1], body["id"])
     return Game.objects.get(pk=body["id"])

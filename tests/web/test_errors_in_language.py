@@ -16,11 +16,11 @@ from django.test import Client
 from django.utils import translation
 from django.utils.translation import gettext, pgettext
 
-from games import selectors, services
-from games.catalog import get_game, get_kit
+from games.core import selectors, services
+from games.core.catalog import get_game, get_kit
+from games.core.errors import text_of
 from games.engine import MODERATOR, IllegalMove, MalformedMove, NotYourDecision
 from games.engine.base import InvalidOptions
-from games.errors import text_of
 from games.models import Game, InboundMessage, PendingDecision
 from tests.api.factories import UserFactory, client_for
 from tests.api.helpers import game_url, start_game
@@ -271,7 +271,7 @@ def test_the_api_body_is_unchanged_for_a_french_user(mascarade):
 
 
 def test_a_mail_answer_quotes_the_refusal_in_the_player_s_language(mascarade):
-    from games.services import mail as mail_service
+    from games.mail import receive as mail_service
 
     users, game = mascarade
     speaking("fr", users)

@@ -10,9 +10,10 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from games import notifications, selectors, services
-from games.catalog import get_game
+from games.core import selectors, services
+from games.core.catalog import get_game
 from games.models import Game, Notification, PendingDecision, Seat
+from games.notify import notifications
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from games import selectors, services
+from games.core import selectors, services
+from games.core.services.deadlines import play_timeout_now
 from games.models import MoveRecord, PendingDecision
-from games.services.deadlines import play_timeout_now
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 
@@ -45,7 +45,7 @@ def _play_first_legal(game, user):
 def test_the_history_says_when_a_timeout_or_a_stand_in_bot_played(users):
     """Issue 23.1: a timed-out move read as if its player chose it, and a bot standing in for an
     absent player was invisible. The history (and the API's ``actor``) says who played."""
-    from games.services.bots import play_bots
+    from games.core.services.bots import play_bots
 
     game = start_game(users[0], users[1:], options={"players": 4, "absent_after": 1})
     late = awaited(game)
@@ -71,7 +71,7 @@ def test_the_history_says_when_a_timeout_or_a_stand_in_bot_played(users):
 
 def test_a_mail_says_when_a_timeout_played_the_move(users):
     """Issue 23.1, the mails' sentences of a move (``_move_sentences``)."""
-    from games.notifications import _move_sentences
+    from games.notify.notifications import _move_sentences
 
     game = start_game(users[0], users[1:], options={"players": 4})
     late = awaited(game)
@@ -89,7 +89,7 @@ def test_a_mail_says_when_a_timeout_played_the_move(users):
 def _finished_game(users):
     import random
 
-    from games.catalog import get_game
+    from games.core.catalog import get_game
 
     game = start_game(users[0], users[1:], options={"players": 4})
     rng = random.Random(5)
@@ -127,7 +127,7 @@ def _seqs(html):
 def test_the_history_numbers_once_and_shows_older_moves_on_request(users, monkeypatch):
     """Issue 23.3: the history numbered its lines twice (an <ol> and "#seq") and hid every move
     before the last ``HISTORY_MOVES``."""
-    from games import web
+    from games.web import views as web
 
     monkeypatch.setattr(web, "HISTORY_MOVES", 6)
     game = start_game(users[0], users[1:], options={"players": 4})

@@ -10,7 +10,7 @@ from html import unescape
 
 import pytest
 
-from games import selectors, services
+from games.core import selectors, services
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game

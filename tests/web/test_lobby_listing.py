@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from games import services
+from games.core import services
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 

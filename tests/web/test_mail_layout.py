@@ -9,8 +9,8 @@ import re
 import pytest
 from django.template.loader import render_to_string
 
-from games import notifications
 from games.models import Notification
+from games.notify import notifications
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 

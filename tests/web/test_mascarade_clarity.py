@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from games import services
+from games.core import services
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
 

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from games import services
+from games.core import services
 from games.models import Game, MoveRecord, PendingDecision
-from games.web import HISTORY_MOVES
+from games.web.views import HISTORY_MOVES
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 
@@ -278,8 +278,8 @@ def test_profile_preferences_and_vacations(users):
 def test_a_finished_game_replays_move_by_move_as_the_viewer_saw_it(game, users):
     import random
 
-    from games import selectors
-    from games.catalog import get_game
+    from games.core import selectors
+    from games.core.catalog import get_game
 
     rng = random.Random(5)
     engine = get_game("mascarade")
@@ -398,7 +398,7 @@ def test_history_names_who_sat_at_a_seat_then_after_the_puppeteer_moved_players(
     # The preparatory exchange of seat 0 (player 0) with seat 1's card (player 1's then).
     assert f"exchanged (or pretended to) with {more[0].username}&#x27;s card" in html
     # Now: player 1 sits at seat 0 and player 0 at seat 1 (the seats list, current names).
-    from games import selectors
+    from games.core import selectors
 
     state = selectors.game_payload(selectors.load_for_viewer(game, more[0]), more[0])["state"]
     assert [(s["seat"], s["player"]) for s in state["seats"]][:2] == [
@@ -471,7 +471,7 @@ def _page_costs(client, game, monkeypatch) -> dict:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games.catalog import get_game
+    from games.core.catalog import get_game
 
     with monkeypatch.context() as patch:
         calls = _EngineCalls(patch, get_game(game.kind))

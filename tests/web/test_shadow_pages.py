@@ -16,8 +16,8 @@ from unittest import mock
 
 import pytest
 
-from games import selectors, services
-from games.catalog import get_game
+from games.core import selectors, services
+from games.core.catalog import get_game
 from games.engine import MODERATOR
 from games.models import Game, MoveRecord, PendingDecision
 from games.shadow_house.rules.cards import BOX, CARDS
@@ -178,7 +178,7 @@ def test_sharing_is_one_form_each_player_sends_from_the_page_they_read(users):
 
 
 def test_a_whole_game_by_forms_then_its_replay_in_french(users):
-    with mock.patch("games.services.lobby.secrets.randbits", return_value=11):
+    with mock.patch("games.core.services.lobby.secrets.randbits", return_value=11):
         body = services.create_game(users[1], "shadow_house", {"players": 3}).body
     for user in users[2:4]:
         services.join_game(user, body["id"])

@@ -13,8 +13,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from games import selectors, services
-from games.catalog import get_game, get_kit
+from games.core import selectors, services
+from games.core.catalog import get_game, get_kit
 from games.engine import MODERATOR
 from games.ere_des_masques.rules.cards import KINDS
 from games.models import Game, PendingDecision
@@ -186,7 +186,7 @@ def test_shadow_cards_played_are_stacked_by_kind_with_a_count():
     kit = get_kit("shadow_house")
     state = get_game("shadow_house").view(selectors.load_state(game), "spectator")
     state["seats"][0]["played"] = ["first_on_scene", "rumour", "rumour", "alibi"]
-    from games.kit import Board
+    from games.core.kit import Board
 
     context = kit.board_context(Board(game=game, state=state, you=None, names={0: "a", 1: "b",
                                                                                2: "c"},

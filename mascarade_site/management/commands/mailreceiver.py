@@ -2,7 +2,7 @@
 
 Listens on ``MAIL_RECEIVER_HOST:MAIL_RECEIVER_PORT`` (``--host``/``--port`` override them),
 accepts ``play+<token>@MAIL_DOMAIN`` only and hands each message to
-``games.services.mail.receive_mail`` (see ``games/mail_receiver.py``). SIGTERM or SIGINT stops
+``games.mail.receive.receive_mail`` (see ``games/mail/receiver.py``). SIGTERM or SIGINT stops
 it once the messages being stored are stored.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from games.mail_receiver import DATA_SIZE_LIMIT, ReceiverHandler, serve_forever
+from games.mail.receiver import DATA_SIZE_LIMIT, ReceiverHandler, serve_forever
 
 
 class Command(BaseCommand):

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from games.mail_receiver import start_receiver
+from games.mail.receiver import start_receiver
 
 ADMIN_USERNAME = "admin"
 DEMO_USERS = ("alice", "bob")
@@ -62,7 +62,7 @@ class Command(BaseCommand):
         alice's against three bots that is ready to play. Returns the game's id."""
         from allauth.account.models import EmailAddress
 
-        from games import services
+        from games.core import services
         from games.models import Game
 
         User = get_user_model()

@@ -1,0 +1,459 @@
+"""What a game gives the site besides its rules: its presentation, the *kit*.
+
+A game's package (``games/<game>/``) holds its pure rules (``rules/``) and a :class:`GameKit`
+beside them, which ``games.core.catalog`` maps to the game's id. The site owns the envelope (players
+and seats, awaited decisions and deadlines, ``seq``, legal moves, the lobby, the page shell,
+mails, the bots' scheduling, the API); the kit says everything about the game itself:
+
+- its name, a paragraph for the home page, how many players;
+- the create form's fields (a :class:`GameOptionsForm`, whose checks are the rules' own
+  ``normalize_options``), with an optional live check (htmx) and help beside the form;
+- the table: a board template (and an optional aside) rendered from the viewer's projection
+  only, with :meth:`GameKit.board_context` adding words to it; the legal moves as buttons
+  (:meth:`GameKit.move_label`, grouped by :meth:`GameKit.move_group`); the history in sentences
+  (:meth:`GameKit.sentence`);
+- the words of each decision, for the banners and the mails (:meth:`GameKit.decision_words`,
+  :meth:`GameKit.decision_mail`);
+- its rules page section; its bots; the JSON Schemas of its options, moves, state and ``you``
+  for the OpenAPI schema (``docs/api/<game>.md`` says the same in words);
+- the lines its rules put in the table chat (:meth:`GameKit.chat_lines`, e.g. a card's text
+  read out to everyone), and the label each such line is shown with
+  (:meth:`GameKit.chat_source_label`);
+- play by email: each legal move as a short command a player types in a mail
+  (:meth:`GameKit.command_words`, in the active language; :attr:`GameKit.free_text_moves` for a
+  move whose field is the player's own text), and the table as plain-text lines for a mail
+  (:meth:`GameKit.status_lines`). ``games.mail.commands`` numbers, lists and reads them for every
+  game alike.
+
+Everything a kit renders comes from the viewer's projection (``games.core.selectors``): a sentence
+can
+never say more than the projection did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext
+
+from games.engine.base import EngineError, Game, InvalidOptions
+from games.engine.bots import Bot
+
+# --------------------------------------------------------------------------------------------
+# Words every game shares
+
+
+def seat_name(value: Any, names: dict[int, str]) -> str:
+    """A seat in words: the name of who sits there, else "seat n"."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return names.get(value, _("seat %(n)s") % {"n": value})
+    return str(value)
+
+
+def acting_player(event: dict, names: dict[int, str]) -> str:
+    """The acting player of an event: its (already named) ``player``, else its seat's name."""
+    player = event.get("player")
+    return player if isinstance(player, str) else seat_name(event.get("seat"), names)
+
+
+def cards_in_words(cards: list, order: Any, title: Callable[[Any], str]) -> str:
+    """Cards in words, in the rules' ``order``, repeated ones counted ("2 × Alibi, Toby")."""
+    counts = {card: cards.count(card) for card in order if card in cards}
+    return ", ".join(f"{n} × {title(card)}" if n > 1 else title(card)
+                     for card, n in counts.items())
+
+
+def command_text(text: Any) -> str:
+    """A mail command as it is written: lower case, words separated by single spaces."""
+    return " ".join(str(text).lower().split())
+
+
+def waiting_line(board: Board, decision_words: Callable[[str], str]) -> str:
+    """Who the game waits for and for what ("Waiting for: bob (a turn)."), from the viewer's
+    ``state["awaiting"]`` (the viewer named "you"); empty when nobody is awaited."""
+    mine = (board.you or {}).get("seat")
+    items = []
+    for item in board.state.get("awaiting") or []:
+        who = _("you") if mine is not None and item.get("seat") == mine else (
+            seat_name(item.get("seat"), board.names))
+        items.append(f"{who} ({decision_words(item.get('decision', ''))})")
+    if not items:
+        return ""
+    return _("Waiting for: %(list)s.") % {"list": ", ".join(items)}
+
+
+def seat_line(seat: dict[str, Any], details: list[str]) -> str:
+    """One seat of the table in a mail: its player's name ("(you)" for the viewer's), then the
+    seat's details and the site's badges (bot, absent, on vacation), separated by " · "."""
+    name = str(seat.get("player", ""))
+    if seat.get("is_you"):
+        name += f" ({_('you')})"
+    badges = [_("bot") if seat.get("is_bot") else "", _("absent") if seat.get("absent") else "",
+              _("on vacation") if seat.get("vacation") else ""]
+    return _("%(player)s: %(details)s") % {
+        "player": name, "details": " · ".join(part for part in [*details, *badges] if part)}
+
+
+def table_sentence(event: dict, names: dict[int, str]) -> str:
+    """A table event (``games.engine.table``: pause, absence, abort...) in words."""
+    who = acting_player(event, names)
+    action = event.get("action")
+    words = {
+        "pause": _("The game is paused."), "resume": _("The game resumes."),
+        "absent": _("%(player)s is marked absent.") % {"player": who},
+        "back": _("%(player)s is back.") % {"player": who},
+        "replace": _("Someone else now plays for %(player)s.") % {"player": who},
+        "extend": _("A deadline was extended."),
+        "abort": _("The game was aborted: %(reason)s") % {"reason": event.get("reason", "")},
+    }
+    return words.get(action, str(action))
+
+
+def actor_note(actor: Any, stand_in_for: str | None = None) -> str:
+    """Who really played a move when its player did not choose it: the deadline's default (a
+    timeout, or a moderator's "timeout now"), or a bot standing in for an absent player; empty
+    for a move its player (or its own bot seat) chose."""
+    if actor == "timeout":
+        return _("played by the deadline's default")
+    if actor == "moderator":
+        return _("played by the deadline's default, at a moderator's request")
+    if actor == "bot" and stand_in_for:
+        return _("played by a bot standing in for %(player)s") % {"player": stand_in_for}
+    return ""
+
+
+def history_lines(kit: GameKit, events: list[dict], names: dict[int, str],
+                  stand_ins: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """The viewer's events (oldest first, each with its ``seq`` and ``actor``) as history lines
+    ``{"seq", "text", "by"}``: ``by`` says, on the first line of a move, who really played it
+    when its player did not (:func:`actor_note`); table events say it themselves."""
+    lines = []
+    noted: set[int] = set()
+    for event, then in zip(events, kit.names_then(events, names), strict=True):
+        table = event.get("type") == "table"
+        text = table_sentence(event, then) if table else kit.sentence(event, then)
+        by = ""
+        if not table and event.get("seq") not in noted:
+            noted.add(event.get("seq"))
+            by = actor_note(event.get("actor"), (stand_ins or {}).get(event.get("seq")))
+        lines.append({"seq": event.get("seq"), "text": text, "by": by})
+    return lines
+
+
+# --------------------------------------------------------------------------------------------
+# The create form
+
+
+TIMEOUTS = [(3600, gettext_lazy("1 hour")), (4 * 3600, gettext_lazy("4 hours")),
+            (12 * 3600, gettext_lazy("12 hours")), (86_400, gettext_lazy("1 day")),
+            (2 * 86_400, gettext_lazy("2 days")), (3 * 86_400, gettext_lazy("3 days")),
+            (7 * 86_400, gettext_lazy("7 days"))]
+SHORT_TIMEOUTS = [(600, gettext_lazy("10 minutes")), (3600, gettext_lazy("1 hour")),
+                  (4 * 3600, gettext_lazy("4 hours")), (12 * 3600, gettext_lazy("12 hours")),
+                  (86_400, gettext_lazy("1 day"))]
+
+
+def ranking_lines(scores: list[tuple[str, int]], unit) -> list[str]:
+    """A final ranking: "1. bob: 14 coins", equal scores sharing a rank; ``unit`` words a score
+    (``lambda n: ngettext(...)``)."""
+    ordered = sorted(scores, key=lambda item: -item[1])
+    lines, rank = [], 0
+    for index, (name, score) in enumerate(ordered):
+        if index == 0 or score != ordered[index - 1][1]:
+            rank = index + 1
+        lines.append(_("%(rank)d. %(player)s: %(score)s") % {
+            "rank": rank, "player": name, "score": unit(score)})
+    return lines
+
+
+def speed_words(options: dict[str, Any]) -> str:
+    """A game's speed for the lobby: the time for a turn (its ``move_timeout``), in words."""
+    seconds = options.get("move_timeout")
+    if not isinstance(seconds, int) or seconds <= 0:
+        return ""
+    named = dict(TIMEOUTS).get(seconds) or dict(SHORT_TIMEOUTS).get(seconds)
+    if named is None:
+        hours = seconds / 3600
+        named = (ngettext("%(n)d day", "%(n)d days", round(hours / 24)) % {"n": round(hours / 24)}
+                 if hours >= 24 else
+                 ngettext("%(n)d hour", "%(n)d hours", max(1, round(hours))) % {
+                     "n": max(1, round(hours))} if hours >= 1 else
+                 ngettext("%(n)d minute", "%(n)d minutes", max(1, seconds // 60)) % {
+                     "n": max(1, seconds // 60)})
+    return _("%(time)s per turn") % {"time": named}
+
+
+def absent_policy_field() -> forms.ChoiceField:
+    """The create form's choice of what happens to a player who misses deadlines (a site
+    option every game takes: ``games.engine.options``)."""
+    return forms.ChoiceField(
+        label=gettext_lazy("When a player misses three deadlines in a row"), initial="bot",
+        choices=[("bot", gettext_lazy("a bot plays for them until they come back")),
+                 ("wait", gettext_lazy("the site keeps playing the defaults for them"))])
+
+
+#: The rules' refusals of options that every game shares (``games.engine.options``), worded.
+OPTION_REFUSALS = {
+    "wrong_type": gettext_lazy("This value is not of the kind the rules expect."),
+    "out_of_range": gettext_lazy("This value is outside what the rules allow."),
+    "invalid_choice": gettext_lazy("Choose one of the values offered."),
+    "unknown_option": gettext_lazy("This option does not exist for this game."),
+}
+
+
+def option_refusal(code: str) -> str:
+    """A refusal of options by the rules, from its ``code``, in the active language (the rules'
+    own messages are English): a code every game shares, or a general sentence."""
+    return str(OPTION_REFUSALS.get(code, gettext_lazy("The rules do not allow these options.")))
+
+
+class GameOptionsForm(forms.Form):
+    """The create form of one game: its kit's subclass declares the game's fields and
+    :meth:`options`; this base adds privacy and bots, and checks the options with the rules'
+    own ``normalize_options`` (the kit words its refusals: :meth:`GameKit.option_errors`)."""
+
+    #: Set by :meth:`GameKit.form`.
+    kit: GameKit
+
+    private = forms.BooleanField(label=gettext_lazy("Private (joined with an invite link)"),
+                                 required=False)
+    bots = forms.TypedChoiceField(label=gettext_lazy("Bots to add now"), coerce=int, initial=0,
+                                  choices=[(n, n) for n in range(0, 12)])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        most = self.kit.rules.max_players - 1
+        self.fields["bots"].choices = [(n, n) for n in range(0, most + 1)]
+
+    def options(self) -> dict[str, Any]:
+        """The game's options from the cleaned fields: every field but privacy and bots, those
+        left empty omitted (a kit's form overrides this where its fields are not options one
+        for one)."""
+        return {name: value for name, value in self.cleaned_data.items()
+                if name not in ("private", "bots") and value not in (None, "")}
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        options = self.options()
+        try:
+            normalized = self.kit.rules.normalize_options(options)
+        except InvalidOptions as exc:
+            for name, message in self.kit.option_errors(exc, options):
+                self.add_error(name if name in self.fields else None, message)
+            return data
+        players = self.kit.rules.player_count(normalized)
+        if data.get("bots") is not None and data["bots"] > players - 1:
+            self.add_error("bots", ngettext("At most %(n)d bot in a game of %(p)d.",
+                                            "At most %(n)d bots in a game of %(p)d.",
+                                            players - 1) % {
+                "n": players - 1, "p": players})
+        return data
+
+
+# --------------------------------------------------------------------------------------------
+# The kit
+
+
+@dataclass
+class Board:
+    """What a kit's :meth:`GameKit.board_context` gets: the viewer's projection and the words
+    the site already made of it."""
+
+    #: The game row (``games.models.Game``): its options, status, seq.
+    game: Any
+    #: The viewer's ``state`` and ``you`` (players named, deadlines added), as the API gives them.
+    state: dict[str, Any]
+    you: dict[str, Any] | None
+    #: Seat → the name of who sits there now.
+    names: dict[int, str]
+    #: The seats as the site shows them (``seat``, ``player``, ``is_bot``, ``absent``, ``is_you``,
+    #: ``awaited``...), one per seat of ``state["seats"]``; the kit may add keys.
+    seats: list[dict[str, Any]]
+    #: The viewer's events of the latest moves, oldest first (each with its ``seq``).
+    recent: list[dict[str, Any]] = field(default_factory=list)
+
+
+class GameKit:
+    """A game's presentation. A kit subclasses this and sets the attributes; every method has a
+    plain default, so a kit overrides only what its game needs."""
+
+    #: The game's id (the rules' ``id``) and rules (:class:`games.engine.base.Game`).
+    id: str
+    rules: Game
+    #: Its name, a paragraph for the home page, who plays it ("4 to 12 players").
+    name: Any
+    blurb: Any = ""
+    players_text: Any = ""
+    #: Bots by kind, each a factory (the random bot is every game's: ``games.core.catalog``).
+    bots: dict[str, Callable[[], Bot]] = {}
+    #: The create form's class (a :class:`GameOptionsForm`).
+    option_form: type[GameOptionsForm]
+    #: Templates: the create page's help beside the form, the create form's live check (htmx;
+    #: ``None``: no live check), the table's board and the part after the moves, the rules page's
+    #: section.
+    create_help_template: str | None = None
+    check_template: str | None = None
+    #: Fields of the create form rendered by a template of the kit's (a field's name → template;
+    #: the template gets ``field`` and ``form``), the others as label and input.
+    field_templates: dict[str, str] = {}
+    board_template: str
+    aside_template: str | None = None
+    #: The table's own stylesheet, a static path (``"<game>/table.css"`` under the package's
+    #: ``static/``), linked from the table's page; ``None``: the site's styles only.
+    stylesheet: str | None = None
+    #: The legal moves as forms (default: one form per :meth:`move_group`, a radio button per
+    #: move); a kit's own template gets ``move_groups`` and ``legal_moves`` too.
+    moves_template: str = "games/_moves.html"
+    rules_template: str
+    #: JSON Schemas (OpenAPI 3.0) of its options, one move, the ``state`` and ``you`` of a game
+    #: read; ``docs/api/<game>.md`` says the same in words.
+    options_schema: dict[str, Any] = {"type": "object"}
+    move_schema: dict[str, Any] = {"type": "object"}
+    state_schema: dict[str, Any] = {"type": "object"}
+    you_schema: dict[str, Any] = {"type": "object"}
+    #: The game's own parts of ``you`` before the game starts (no state yet), e.g. empty lists.
+    you_before_start: dict[str, Any] = {}
+    #: Who made the game (the footer's credits), in the viewer's language.
+    credits: Any = ""
+
+    def form(self, *args, **kwargs) -> GameOptionsForm:
+        """The create form, bound to this kit."""
+        form_class = type(self.option_form.__name__, (self.option_form,), {"kit": self})
+        return form_class(*args, **kwargs)
+
+    def option_errors(self, error: InvalidOptions, options: dict[str, Any]
+                      ) -> list[tuple[str | None, str]]:
+        """The rules' refusal of the form's options as ``(field, message)`` pairs in the
+        viewer's language (default: :func:`option_refusal` of each problem's code, on the field
+        the refusal names; the rules' own message is English)."""
+        problems = error.extra.get("errors") or [(error.code, error.message)]
+        return [(error.field, option_refusal(code)) for code, _message in problems]
+
+    def error_words(self, error: EngineError) -> str | None:
+        """A refusal of the rules (a move's) as a sentence in the viewer's language, from its
+        ``code`` and ``extra`` (the engine's ``message`` is English); ``None`` for a code the
+        kit does not word: the site then says it by the error's class
+        (``games.core.errors.engine_words``). Default: ``None``."""
+        return None
+
+    def ending_lines(self, board: Board) -> list[str]:
+        """Once the game is over: why it ended, then the final ranking, one line each (the
+        table and the end-of-game mail show them). Default: the winners."""
+        winners = [seat_name(w, board.names) for w in board.state.get("winners", [])]
+        if not winners:
+            return [_("The game is over without a winner.")]
+        return [ngettext("The game is over. Winner: %(winners)s.",
+                         "The game is over. Winners: %(winners)s.", len(winners))
+                % {"winners": ", ".join(winners)}]
+
+    def options_summary(self, options: dict[str, Any]) -> str:
+        """The game's own options in a few words for the lobby ("scenario A", "flash
+        investigation"); empty when there is nothing to say."""
+        return ""
+
+    def decision_words(self, decision: str) -> str:
+        """An awaited decision in a few words ("a turn", "claim or pass")."""
+        return str(decision)
+
+    def decision_mail(self, decision: str) -> tuple[str, Any, Any]:
+        """The mail a decision sends: its kind (``"your_turn"``, ``"challenge"`` or
+        ``"power"``: the outbox folds decision mails of one game together, and a player may
+        have none of some kinds), its subject (with ``%(game)s``) and its first line (which may
+        use ``%(game)s`` too), both translated when the mail is written."""
+        return ("your_turn", gettext_lazy("Your turn in %(game)s"),
+                gettext_lazy("It is your turn in %(game)s."))
+
+    def move_label(self, move: dict, names: dict[int, str]) -> str:
+        """A legal move as a button's words."""
+        return str(move.get("type"))
+
+    def move_group(self, move: dict) -> str:
+        """The heading a legal move is listed under (one form per heading)."""
+        return _("Your move")
+
+    def sentence(self, event: dict, names: dict[int, str]) -> str:
+        """One event of the viewer's history (rules' events; table events are the site's)."""
+        return str(event.get("type"))
+
+    def names_then(self, events: list[dict], names: dict[int, str]) -> list[dict[int, str]]:
+        """For each event (oldest first), who sat at each seat when it happened (default: the
+        seats never change hands)."""
+        return [names for _event in events]
+
+    def board_context(self, board: Board) -> dict[str, Any]:
+        """What the board template shows besides ``state``, ``you`` and ``seats``."""
+        return {}
+
+    def rules_context(self) -> dict[str, Any]:
+        """What the rules page's section shows."""
+        return {}
+
+    def create_context(self) -> dict[str, Any]:
+        """What the create page's help shows."""
+        return {}
+
+    def chat_lines(self, events: list[dict]) -> list[tuple[int, str, str]]:
+        """Lines the rules post to the table chat for one applied move: ``(player, text,
+        source)`` each, where ``player`` is the engine player index the line is written for
+        (its author is that seat's user, or none for a bot), ``text`` what everyone at the
+        table will read (at most ``games.models.CHAT_MAX_LENGTH`` characters) and ``source``
+        a key of the kit's (a card's id) that :meth:`chat_source_label` names.
+
+        The write path calls it with the move's true events (the rules' whole truth, before
+        any projection: the player's move, a timeout's or a bot's), and appends the lines in
+        the move's own transaction. Every viewer of the game, spectators included, reads them:
+        a kit returns only what the rules make public. Default: none."""
+        return []
+
+    def chat_source_label(self, source: str) -> str:
+        """The words a chat line of ``source`` is shown with ("Divining hat"), in the
+        viewer's language (default: the key itself)."""
+        return source
+
+    #: Moves whose field is the player's own text, by move type: type → that field (Shadow
+    #: House's ``{"say": "text"}``). A legal move of such a type carries the field empty; its
+    #: command is :meth:`command_words` of it, followed by any text (``say i suspect bob``).
+    free_text_moves: dict[str, str] = {}
+
+    def command_words(self, move: dict, names: dict[int, str]) -> str:
+        """A legal move as a short command a player types in a mail, in the active language
+        (its words from the catalogue): lower case words separated by single spaces (a
+        player's name, from ``names``, may be several words), e.g. ``exchange bob swap``.
+        Every legal move of a decision must have its own command, in each language, and none
+        may be a number nor one of the table words of ``games.mail.commands`` (help, status...).
+
+        Default: the move's type, then its fields' values in order (a seat by its player's
+        name, yes/no for a flag, ``none`` for a null)."""
+        parts = [str(move.get("type", "")).replace("_", " ")]
+        for key, value in move.items():
+            if key != "type":
+                parts.extend(_default_words(key, value, names))
+        return command_text(" ".join(parts))
+
+    def status_lines(self, board: Board) -> list[str]:
+        """The table as plain-text lines for a mail, in the active language, from the viewer's
+        projection only (the same :class:`Board` as :meth:`board_context`'s): the seats,
+        whose turn it is, what the viewer alone knows. Default: none."""
+        return []
+
+
+#: Fields of a move that name a seat (the default command words name its player).
+_SEAT_FIELDS = ("target", "targets", "seat", "to", "from")
+
+
+def _default_words(key: str, value: Any, names: dict[int, str]) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [word for item in value for word in _default_words(key, item, names)]
+    if isinstance(value, bool):
+        return [pgettext("command", "yes") if value else pgettext("command", "no")]
+    if value is None:
+        return [pgettext("command", "none")]
+    if key in _SEAT_FIELDS and isinstance(value, int):
+        return [seat_name(value, names)]
+    return [str(value).replace("_", " ")]

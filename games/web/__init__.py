@@ -1,0 +1,1 @@
+"""The site's pages for games: lobby, create, the table, the rules, profiles."""
