@@ -8,17 +8,31 @@ from __future__ import annotations
 import http.client
 import os
 import re
+import shlex
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from bench.api import start_web_command, web_worker_of
-
 from .servers import PID_APP, assert_kept_alive_and_spread, free_port, listening
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_web_command(port: int) -> list[str]:
+    """The ``exec granian ...`` of ``docker/start-web.sh``, its variables at their defaults, bound
+    to ``127.0.0.1:port``, granian taken beside this interpreter."""
+    script = (ROOT / "docker" / "start-web.sh").read_text()
+    line = script[script.index("exec granian"):].replace("\\\n", " ").splitlines()[0]
+    line = re.sub(r'"\$\{\w+:-([^}]*)\}"', r"\1", line)
+    args = shlex.split(line)[1:]
+    assert "$" not in " ".join(args), f"a variable without a default in {args}"
+    args[0] = str(Path(sys.executable).with_name("granian"))
+    args[args.index("--host") + 1] = "127.0.0.1"
+    args[args.index("--port") + 1] = str(port)
+    return args
 
 
 def serve(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
@@ -83,28 +97,6 @@ def test_connections_are_kept_alive_and_spread_over_the_workers(pid_server):
     assert_kept_alive_and_spread(port)
 
 
-@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc (Linux)")
-def test_the_bench_finds_the_worker_that_holds_each_connection(pid_server):
-    """``bench/push.py`` prints each worker's share of the clients' connections: the worker
-    that ``bench.api.web_worker_of`` finds in /proc for each connection is the one that answers
-    on it."""
-    port, _args = pid_server
-    connections = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(40)]
-    try:
-        for connection in connections:  # all at once, as the bench's clients
-            connection.connect()
-        answered = {}
-        for connection in connections:
-            connection.request("GET", "/")
-            answer = connection.getresponse()
-            answered[connection.sock.getsockname()[1]] = int(answer.read())
-        assert len(set(answered.values())) == 2, answered  # (both workers: a real test)
-        assert web_worker_of(set(answered)) == answered
-    finally:
-        for connection in connections:
-            connection.close()
-
-
 def test_an_idle_connection_outlives_nginxs_own():
     """granian closes a connection that waited for its next request longer than
     ``--http1-header-read-timeout``: the script's must exceed the time nginx keeps an idle
@@ -148,27 +140,3 @@ def test_an_idle_connection_is_closed_after_the_header_read_timeout(tmp_path):
     finally:
         stop(proc)
 
-
-def test_the_bench_names_the_interpreter_and_its_optimization_flags(monkeypatch):
-    """The benches print which Python runs them and whether its configure line asked for the
-    optimizations the production image's interpreter is built with (README, "The
-    interpreter")."""
-    import sys
-    import sysconfig
-
-    from bench.api import interpreter
-
-    said = interpreter()
-    assert said.startswith(f"Python {sys.version.split()[0]} ({os.path.realpath(sys.executable)}, ")
-
-    def configured(line):
-        monkeypatch.setattr(sysconfig, "get_config_var",
-                            lambda name: line if name == "CONFIG_ARGS" else None)
-        return interpreter()
-
-    assert configured("'--enable-shared' '--enable-optimizations' '--with-lto'").endswith(
-        "its configure line has --enable-optimizations --with-lto)")
-    assert configured("'--enable-shared' '--enable-optimizations'").endswith(
-        "its configure line has --enable-optimizations)")
-    assert configured(None).endswith(
-        "its configure line names neither --enable-optimizations nor --with-lto)")
