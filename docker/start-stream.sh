@@ -1,6 +1,6 @@
 #!/bin/sh
 # The event streams' server (Server-Sent Events: /api/v1/games/{id}/stream/, /api/v1/me/stream/):
-# the site's ASGI application under uvicorn, beside gunicorn's WSGI workers (start-web.sh); the
+# the site's ASGI application under uvicorn, beside granian's WSGI workers (start-web.sh); the
 # proxy (nginx.conf) sends it the stream paths only. A stream waits without holding a thread, so
 # one process holds thousands (see the README, "Event streams"); STREAM_WORKERS adds processes.
 # Migrations are the web service's: this one only serves.

@@ -11,13 +11,7 @@ class GamesConfig(AppConfig):
         from django.contrib.auth import get_user_model
 
         from games.api import tokens
-        from games.live import push
-        from games.mail import providers as mail_webhooks
+        from games.core.services import scheduling  # noqa: F401 (the events' subscriptions)
 
         # A new password (changed, reset, set by a superuser) revokes the user's API tokens.
         tokens.connect(get_user_model())
-        # Inbound mail posted by a provider's webhook (django-anymail) goes to the mail service.
-        mail_webhooks.connect()
-        # A token revoked, an account suspended, a logout: the user's event streams check their
-        # access again.
-        push.connect(get_user_model())

@@ -1,4 +1,4 @@
-"""The garbage collector in long-lived processes (gunicorn's workers, Celery's).
+"""The garbage collector in long-lived processes (the web server's workers, Celery's).
 
 A process of this site holds some 100,000 objects that live as long as it does: modules, Django's
 and DRF's machinery, URL patterns, translations. Python's collector walks all of them in each
@@ -6,11 +6,9 @@ full collection, and requests that build large states (a game of 1,000 moves who
 looked at many cards: some thousands of small lists) set such collections off often.
 :func:`gc.freeze` moves the objects alive at that moment out of the collector's sight (they are
 never freed; they would not have been anyway); what requests and tasks allocate afterwards is
-collected as before. ``bench/api_cpu.py`` prints what it saves per request.
+collected as before.
 
-Called from gunicorn's ``post_worker_init`` hook (``mascarade_site/gunicorn.py``) and Celery's
-``worker_process_init`` signal (``mascarade_site/celery.py``); ``PERF_OFF=gc_freeze`` switches it
-off (:mod:`mascarade_site.perf`).
+Called when a granian worker builds the WSGI application (``mascarade_site/wsgi.py``) and from Celery's ``worker_process_init`` signal (``mascarade_site/celery.py``).
 """
 
 from __future__ import annotations
@@ -19,13 +17,10 @@ import gc
 
 from django.core.signals import request_finished
 
-from mascarade_site import perf
 
 
 def freeze_now() -> None:
     """Collect what is garbage now, then leave everything still alive out of later collections."""
-    if not perf.on("gc_freeze"):
-        return
     gc.collect()
     gc.freeze()
 

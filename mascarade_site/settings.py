@@ -63,6 +63,12 @@ INSTALLED_APPS = [
     "mascarade_site",
     "accounts",
     "games",
+    # The channels, each subscribing to the write path's events in its ready() (the README,
+    # "Layout").
+    "games.notify",
+    "games.mail",
+    "games.webhooks",
+    "games.live",
     # The games, each a package registering itself in games.core.catalog (the README, "Adding a
     # game"); the first is the default where a page does not say which game.
     "games.mascarade",
@@ -77,12 +83,10 @@ MIDDLEWARE = [
     # First: a body larger than the limits is refused (413) before anything reads it.
     "mascarade_site.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # django-csp's, its policy built once (mascarade_site/middleware.py).
-    "mascarade_site.middleware.CSPMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # Django's, without its look-ups of a language in the path (mascarade_site/middleware.py).
-    "mascarade_site.middleware.LocaleMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -95,7 +99,6 @@ MIDDLEWARE = [
 ]
 
 # Django's default message storage, its storages made on first use (mascarade_site/messages.py).
-MESSAGE_STORAGE = "mascarade_site.messages.LazyFallbackStorage"
 
 # Request bodies: an API request's up to API_MAX_BODY_BYTES (a move is a few hundred bytes), any
 # other (the pages' forms) up to MAX_BODY_BYTES; larger ones get 413 before they are read.
@@ -137,9 +140,7 @@ DATABASES = {
 }
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend, whose health check of a reused connection looks at its socket instead
-    # of sending SELECT 1 on each request (mascarade_site/postgres/base.py).
-    DATABASES["default"]["ENGINE"] = "mascarade_site.postgres"
+    # Persistent connections, checked by Django before a request reuses one.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     if env.bool("DB_PREPARED", default=True):
@@ -474,10 +475,6 @@ LOGGING = {
     # aiosmtpd's "mail.log" logs every SMTP command at INFO: the receiver's own lines suffice.
     "loggers": {"django.db.backends": {"level": "INFO"}, "mail.log": {"level": "WARNING"}},
 }
-
-# Performance tricks switched off (comma-separated names: see mascarade_site/perf.py); for the
-# benches, which show what each one buys.
-PERF_OFF = frozenset(env.list("PERF_OFF", default=[]))
 
 # Tests and CI: with REQUIRE_SERVICES=1 a test that needs PostgreSQL or Redis fails instead of
 # skipping (see tests/conftest.py).

@@ -1,8 +1,7 @@
 """The WSGI application. The web process serves it with granian (``docker/start-web.sh``), whose
 workers build it by calling :func:`served` (``--factory``): the application, with each worker's
-long-lived objects then left out of the garbage collector's walks (:mod:`mascarade_site.memory`;
-granian has no worker hooks, gunicorn's ``post_worker_init`` did this before). Importing this
-module freezes nothing (the tests, ``bench/api_cpu.py`` and gunicorn import it)."""
+long-lived objects then left out of the garbage collector's walks (:mod:`mascarade_site.memory`:
+granian has no worker hooks). Importing this module freezes nothing (the tests import it)."""
 
 import os
 

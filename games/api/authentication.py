@@ -23,11 +23,6 @@ from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 
 from games.core.errors import Forbidden
-from mascarade_site.prepared import PreparedQuery
-
-# Every API request reads its token: compiled once (mascarade_site.prepared).
-_TOKENS = PreparedQuery(lambda key: AuthToken.objects.select_related("user").filter(
-    token_key=key), str)
 
 
 def _check(result):
@@ -48,15 +43,16 @@ class ModeratedTokenAuthentication(TokenAuthentication):
         return _check(super().authenticate(request))
 
     def authenticate_credentials(self, token: bytes):
-        """As knox's, with the candidates read by a prepared query; an expired token is
-        refused (and deleted), an inactive user too."""
+        """As knox's, with the candidates' users read with them; an expired token is refused
+        (and deleted), an inactive user too."""
         invalid = _("Invalid token.")
         try:
             text = token.decode("utf-8")
             digest = hash_token(text)
         except (UnicodeDecodeError, TypeError, ValueError, binascii.Error) as exc:
             raise exceptions.AuthenticationFailed(invalid) from exc
-        for auth_token in _TOKENS(text[:CONSTANTS.TOKEN_KEY_LENGTH]):
+        for auth_token in AuthToken.objects.select_related("user").filter(
+                token_key=text[:CONSTANTS.TOKEN_KEY_LENGTH]):
             if not compare_digest(digest, auth_token.digest):
                 continue
             if auth_token.expiry is not None and auth_token.expiry < timezone.now():

@@ -7,16 +7,12 @@ answer against that schema.
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.utils import json as drf_json
 
 from games.core import catalog
 from games.core.services.bots import DEFAULT_BOT_KIND
 from games.models import Game
-from mascarade_site import perf
 
 STATUSES = [choice for choice, _label in Game.Status.choices]
 
@@ -118,28 +114,6 @@ class MoveIn(serializers.Serializer):
     move = MoveField()
     expected_seq = serializers.IntegerField(required=False, allow_null=True, min_value=0,
                                             max_value=MAX_SEQ)
-
-    @staticmethod
-    def plain(data: Any) -> dict | None:
-        """What ``is_valid`` would make of the usual body (a JSON object whose ``move`` is an
-        object and whose ``expected_seq`` is absent, ``null`` or an integer in range), without
-        building the serializer, which costs about 4 % of a move's CPU; ``None`` for any other
-        body, which the serializer then validates (and refuses, errors and all).
-        ``PERF_OFF=plain_move`` (:mod:`mascarade_site.perf`) always answers ``None``."""
-        if (not perf.on("plain_move") or type(data) is not dict
-                or type(data.get("move")) is not dict):
-            return None
-        try:
-            drf_json.dumps(data["move"])  # (the JSON field's own check: no NaN, say)
-        except (TypeError, ValueError):
-            return None
-        out = {"move": data["move"]}
-        if "expected_seq" in data:
-            seq = data["expected_seq"]
-            if seq is not None and not (type(seq) is int and 0 <= seq <= MAX_SEQ):
-                return None
-            out["expected_seq"] = seq
-        return out
 
 
 class GamesQuery(serializers.Serializer):

@@ -10,10 +10,9 @@ refused request waits as DRF computes it (``Retry-After``). With the Redis cache
 that list is a Redis list changed by one Lua script: one round trip per request instead of
 DRF's two (a read of the whole pickled list, then a write of it), and atomic: with DRF's
 read-then-write, concurrent requests of one client each read the same list and each let
-themselves through, so a client sending in parallel could pass its limit. The script runs on a
-Redis client of its own, one per thread (``REDIS_URL``; :mod:`mascarade_site.redis_clients`);
-without Redis (development, tests without it), or with ``PERF_OFF=lua_throttle``
-(:mod:`mascarade_site.perf`), DRF's own way on the default cache.
+themselves through, so a client sending in parallel could pass its limit. The script runs on the
+process's Redis client of ``REDIS_URL`` (:mod:`games.core.redis_clients`); without Redis
+(development, tests without it), DRF's own way on the default cache.
 
 Redis down fails no request: the throttles let requests through for :data:`FAIL_OPEN_SECONDS`,
 then try again, and the log says so (the cache, django-redis, likewise reads as empty).
@@ -30,7 +29,7 @@ from django.conf import settings
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
-from mascarade_site import perf, redis_clients
+from games.core import redis_clients
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +73,7 @@ class _Throttle(SimpleRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def allow_request(self, request, view):
-        if self.rate is None or not settings.REDIS_URL or not perf.on("lua_throttle"):
+        if self.rate is None or not settings.REDIS_URL:
             return super().allow_request(request, view)
         self.key = self.get_cache_key(request, view)
         if self.key is None or _failing_open():
@@ -126,8 +125,8 @@ def _fail_open(exc: Exception) -> None:
 
 
 def _client() -> redis.Redis:
-    """The throttles' Redis client of this thread (``REDIS_URL``:
-    :func:`mascarade_site.redis_clients.client`); ``redis.RedisError`` if Redis is down."""
+    """The throttles' Redis client (``REDIS_URL``: the process's,
+    :func:`games.core.redis_clients.client`)."""
     return redis_clients.client(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
 
 

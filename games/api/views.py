@@ -196,7 +196,7 @@ class MovesView(APIView):
         },
         summary="Send a move")
     def post(self, request, id):
-        data = s.MoveIn.plain(request.data) or validated(s.MoveIn, request.data)
+        data = validated(s.MoveIn, request.data)
         outcome = services.submit_move(
             id, data["move"], user=request.user, expected_seq=data.get("expected_seq"),
             idem=idempotency(request), channel="api")

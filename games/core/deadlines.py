@@ -68,3 +68,12 @@ def remind_at(intervals: Iterable[Interval], clock_from: dt.datetime, clock_seco
     before the clock's last start)."""
     still = clock_seconds - given_seconds * (1 - REMIND_AT)
     return run_until(intervals, clock_from, max(0.0, still))
+
+
+def place(row, intervals: Iterable[Interval]) -> None:
+    """Set a running ``PendingDecision`` row's deadline, and its reminder unless already sent
+    (or a bot's), from its stored base and its user's vacations (``intervals``)."""
+    row.deadline = deadline(intervals, row.clock_from, row.clock_seconds)
+    if row.remind_at is not None:
+        row.remind_at = remind_at(intervals, row.clock_from, row.clock_seconds,
+                                  row.given_seconds)

@@ -12,14 +12,13 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import hashlib
-import uuid
 import zoneinfo
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet
 from django.utils import timezone
 
@@ -31,7 +30,6 @@ from games.engine import SPECTATOR
 from games.engine.replay import view_event
 from games.engine.table import fold_table, is_table_move
 from games.models import ChatHide, ChatMessage, Game, MoveRecord, PendingDecision, Seat, Snapshot
-from mascarade_site.prepared import PreparedQuery, read_together
 
 #: How many moves one page of ``/events/`` covers at most.
 EVENTS_PAGE_MOVES = 200
@@ -132,34 +130,28 @@ def _seats_with_vacations(today: dt.date, yesterday: dt.date) -> QuerySet[Seat]:
         vacation_ahead=Exists(mine.filter(end__gte=yesterday)))
 
 
-# The hottest reads (every API request about a game), compiled once: see mascarade_site.prepared.
-_GAME = PreparedQuery(lambda pk: game_queryset().filter(pk=pk).order_by()[:1], uuid.UUID)
-_SEATS = PreparedQuery(lambda pk, today, yesterday: _seats_with_vacations(today, yesterday)
-                       .filter(game_id=pk).order_by("position"), uuid.UUID, dt.date, dt.date)
-PENDING = PreparedQuery(lambda pk: PendingDecision.objects.filter(game_id=pk), uuid.UUID)
-
-
 def _days() -> tuple[dt.date, dt.date]:
     today = timezone.now().date()
     return today, today - dt.timedelta(days=1)
 
 
+def pending_of(game_id) -> list[PendingDecision]:
+    """The pending decisions of one game: one query."""
+    return list(PendingDecision.objects.filter(game_id=game_id))
+
+
 def seats_of(game: Game) -> list[Seat]:
     """The seats of one game by position, with their users and vacations: one query."""
-    return _SEATS(game.pk, *_days())
+    return seats_by_id(game.pk)
+
+
+def seats_by_id(game_id) -> list[Seat]:
+    return list(_seats_with_vacations(*_days()).filter(game_id=game_id).order_by("position"))
 
 
 def seats_and_pending(game: Game) -> tuple[list[Seat], list[PendingDecision]]:
-    """The seats of one game (as :func:`seats_of`) and its pending decisions: one query
-    (:func:`mascarade_site.prepared.read_together`)."""
-    seats, pending = read_together(*seats_and_pending_reads(game.pk))
-    return seats, pending
-
-
-def seats_and_pending_reads(game_id) -> tuple[tuple[PreparedQuery, tuple], ...]:
-    """The prepared reads of :func:`seats_and_pending`, for a statement that also locks the
-    game (``open_table``)."""
-    return (_SEATS, (game_id, *_days())), (PENDING, (game_id,))
+    """The seats of one game (as :func:`seats_of`) and its pending decisions: two queries."""
+    return seats_of(game), pending_of(game.pk)
 
 
 def can_see(game: Game, seats: list[Seat], user) -> bool:
@@ -173,27 +165,21 @@ def can_see(game: Game, seats: list[Seat], user) -> bool:
 
 def find_game(game_id) -> Game | None:
     """The game row with its snapshot and creator, in one query (whoever may see it: see
-    :func:`load_for_viewer`)."""
-    found = _GAME(game_id)
-    return found[0] if found else None
+    :func:`load_for_viewer`); ``None`` for no such game or an id that is no game's."""
+    try:
+        return game_queryset().filter(pk=game_id).first()
+    except (ValueError, ValidationError):
+        return None
 
 
 def find_and_load(game_id, user, *, with_state: bool = True) -> Loaded | None:
-    """:func:`find_game`, then :func:`load_for_viewer` with the pending decisions, in one
-    statement: the game with its snapshot and creator, its seats and its pending decisions
-    (:func:`mascarade_site.prepared.read_together`); ``None`` if there is no such game or
-    ``user`` may not see it."""
-    found, seats, pending = read_together((_GAME, (game_id,)), *seats_and_pending_reads(game_id))
-    if not found:
+    """:func:`find_game`, then :func:`load_for_viewer` with the pending decisions: the game
+    with its snapshot and creator, its seats and its pending decisions; ``None`` if there is
+    no such game or ``user`` may not see it."""
+    game = find_game(game_id)
+    if game is None:
         return None
-    game = found[0]
-    if not can_see(game, seats, user):
-        return None
-    loaded = Loaded(game=game, seats=seats,
-                    pending_read=pending if game.started_at is not None else None)
-    if with_state:
-        complete(loaded)
-    return loaded
+    return load_for_viewer(game, user, with_state=with_state)
 
 
 def load_for_viewer(game: Game, user, *, with_state: bool = True,
@@ -220,7 +206,7 @@ def complete(loaded: Loaded, *, with_pending: bool = True) -> Loaded:
     loaded without them."""
     loaded.state = load_state(loaded.game)
     if with_pending and loaded.state is not None:
-        loaded.pending = (PENDING(loaded.game.pk) if loaded.pending_read is None
+        loaded.pending = (pending_of(loaded.game.pk) if loaded.pending_read is None
                           else loaded.pending_read)
     return loaded
 

@@ -1,7 +1,8 @@
 """Push: once a change to a game commits, the event streams of its viewers are woken.
 
-The write path calls :func:`game_changed` inside its transaction; once it commits, one Redis
-round trip (a script of ``PUBLISH``, on the thread's own connection) tells every stream server:
+The write path's events (:mod:`games.core.events`) reach :mod:`games.live.subscribers`, which
+calls :func:`game_changed` once the change commits: one Redis round trip (a script of
+``PUBLISH``) tells every stream server:
 on the game's channel, the new ``seq`` and ``version`` (the streams of that game read what
 their viewer may see of it, through the same projection as ``/events/``: a message carries no
 game content); on the channel of each user concerned (a decision of theirs appeared, the game
@@ -25,7 +26,7 @@ import orjson
 from django.conf import settings
 from django.db import transaction
 
-from mascarade_site import perf, redis_clients
+from games.core import redis_clients
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def prefix() -> str:
 DECISION, STARTED, ENDED, MOVED, AUTH = "decision", "started", "ended", "moved", "auth"
 
 #: Publishes each channel-message pair of its arguments: the messages of one change in one
-#: command (a pipeline of ``PUBLISH`` would take a connection from a pool).
+#: command.
 _PUBLISH = """
 for i = 1, #ARGV, 2 do
   redis.call('PUBLISH', ARGV[i], ARGV[i + 1])
@@ -64,8 +65,8 @@ _script: Any = None
 
 
 def client():
-    """The publishing Redis client of this thread (``None`` without ``REDIS_URL``:
-    :func:`mascarade_site.redis_clients.client`); ``redis.RedisError`` if Redis is down."""
+    """The publishing Redis client (``None`` without ``REDIS_URL``:
+    :func:`games.core.redis_clients.client`)."""
     if not settings.REDIS_URL:
         return None
     return redis_clients.client(settings.REDIS_URL, socket_timeout=0.5,
@@ -94,16 +95,10 @@ def publish(messages: list[tuple[str, dict]]) -> bool:
         return False
     try:
         redis_client = client()
-        if perf.on("redis_single"):
-            if _script is None:
-                _script = redis_client.register_script(_PUBLISH)
-            _script(args=[part for channel, payload in messages
-                          for part in (channel, orjson.dumps(payload))], client=redis_client)
-        else:
-            pipe = redis_client.pipeline(transaction=False)
-            for channel, payload in messages:
-                pipe.publish(channel, orjson.dumps(payload))
-            pipe.execute()
+        if _script is None:
+            _script = redis_client.register_script(_PUBLISH)
+        _script(args=[part for channel, payload in messages
+                      for part in (channel, orjson.dumps(payload))], client=redis_client)
     except Exception:
         logger.warning("could not publish %d push messages; the streams will catch up at their "
                        "next heartbeat", len(messages), exc_info=True)
@@ -123,9 +118,9 @@ def game_event(game, kind: str) -> dict:
 def game_changed(game_id, seq: int, version: int, users: Iterable[tuple[int, str]] = (),
                  told: Iterable[tuple[int, dict]] = (),
                  events: dict[str, dict] | None = None) -> None:
-    """Once the transaction commits: wake the streams of ``game_id`` (now at ``seq`` and
-    ``version``) and the streams of each ``(user id, kind)`` in ``users``; ``told``: ``(user id,
-    decision)`` for each decision given to a player (``{}``, or what their stream sends of it:
+    """Once committed (at once outside a transaction): wake the streams of ``game_id`` (now at
+    ``seq`` and ``version``) and the streams of each ``(user id, kind)`` in ``users``; ``told``:
+    ``(user id, decision)`` for each decision given to a player (``{}``, or what their stream sends of it:
     ``games.live.streams.UserStream``; on their own channel only); ``events``: the game's start or
     end (by kind, :data:`STARTED` or :data:`ENDED`) as :func:`game_event` tells it, sent with the
     wakes of that kind (their users are the game's players), so that their streams need not read

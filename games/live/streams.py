@@ -58,7 +58,6 @@ from django.db.models import F
 from games.core import selectors
 from games.live import push
 from games.models import Game, PendingDecision
-from mascarade_site import perf
 
 logger = logging.getLogger(__name__)
 
@@ -510,8 +509,8 @@ async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
     the_hub = hub()
     listener = the_hub.listen(stream.channels) if the_hub is not None else None
     step = in_db_threads(_guarded(stream.step))
-    # (a step that needs no database runs on the loop itself: perf's "stream_inline")
-    quick = getattr(stream, "quick", None) if perf.on("stream_inline") else None
+    # (a step that needs no database runs on the loop itself)
+    quick = getattr(stream, "quick", None)
     try:
         yield retry_line(int(_seconds("STREAM_RETRY_SECONDS", 3.0) * 1000))
         wakes: list[dict] | None = None

@@ -39,7 +39,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import translation
 
-from games.core import catalog
+from games.core import catalog, events
 from games.core.errors import ApplicationError, StaleSeq, text_of
 from games.core.services.moves import submit_move
 from games.core.services.table import come_back, mute_game, request_pause
@@ -48,7 +48,6 @@ from games.mail import commands
 from games.mail import parsing as inbound_mail
 from games.mail.outgoing import names_and_board, play_of
 from games.models import INBOUND_KEPT_BYTES, InboundMessage, MailPlay
-from games.notify import notifications
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +94,7 @@ def receive_mail(raw: bytes, *, recipients: Sequence[str] = (), sender: str | No
             return _keep(row, Status.DUPLICATE)
         _act(row, play, mail.command)
         row.save()
-        notifications.mail_reply(row)
+        events.publish(events.MailHandled(row=row))
     return row
 
 

@@ -47,8 +47,6 @@ from django.utils.translation import ngettext
 from games.core import catalog, dispatch, selectors
 from games.core.kit import GameKit
 from games.models import ChatDigestMark, ChatMessage, Game, Notification, PendingDecision, Seat
-from games.webhooks import outbox as webhook_outbox
-from mascarade_site.prepared import insert_rows, new_instance
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +81,7 @@ def _queue(rows: list[Notification], enqueue: bool = True) -> list[Notification]
     delivery once committed (without, the sweep delivers them)."""
     if not rows:
         return []
-    created = insert_rows(rows, ignore_conflicts=True)
+    created = Notification.objects.bulk_create(rows, ignore_conflicts=True)
     if enqueue:
         dispatch.deliver([row.dedupe_key for row in created])
     return created
@@ -104,11 +102,9 @@ def _wants_mail(seat: Seat | None) -> bool:
 def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
                    ) -> list[Notification]:
     """The messages of new decisions awaited from human players, in several games, not yet
-    written: the write core inserts them with the move's other rows, in its one statement
-    (``games.core.services.write.commit_many``), before the decisions' rows have their keys. So a
-    message names its decision by game, player and ``seq`` (the seq at which it was first
-    awaited: a decision kept from move to move keeps it, one replaced gets a new one), which
-    is also its ``dedupe_key``: written once, whatever the transaction retries.
+    written. A message names its decision by game, player and ``seq`` (the seq at which it was
+    first awaited: a decision kept from move to move keeps it, one replaced gets a new one),
+    which is also its ``dedupe_key``: written once, whatever the transaction retries.
 
     Delivered by the next sweep (within ``SWEEP_SECONDS``), not by a task of their own: a
     move's commit queues nothing, and the sweep folds a game's decision mails in one pass."""
@@ -116,7 +112,7 @@ def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
     notes = []
     for game, rows, seats in games:
         by_position = {seat.position: seat for seat in seats}
-        notes += [new_instance(Notification, user_id=row.user_id, game_id=game.pk,
+        notes += [Notification(user_id=row.user_id, game_id=game.pk,
                                kind=_decision_kind(game.kind, row.decision),
                                dedupe_key=f"decision:{game.pk}:{row.player}:{row.seq}",
                                next_attempt_at=now,
@@ -140,7 +136,6 @@ def game_started(game: Game, seats: list[Seat]) -> None:
     _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.STARTED,
                          dedupe_key=f"started:{game.pk}:{seat.user_id}", next_attempt_at=now)
             for seat in seats if seat.user_id is not None])
-    webhook_outbox.game_started(game, seats)
 
 
 def game_ended(game: Game, seats: list[Seat]) -> None:
@@ -152,7 +147,6 @@ def game_ended(game: Game, seats: list[Seat]) -> None:
                          context={"winners": winners,
                                   "won": seat.position in (game.winners or [])})
             for seat in seats if seat.user_id is not None])
-    webhook_outbox.game_ended(game, seats)
 
 
 def marked_absent(game: Game, seat: Seat) -> None:
@@ -280,8 +274,9 @@ def queue_chat_digests(now: dt.datetime | None = None) -> int:
                                                 context={"day": day, "games": games})
                     dispatch.deliver([key])
                     queued += 1
-                insert_rows(marks, update_conflicts=(["user", "game"],
-                                                     ["last_message_id", "updated_at"]))
+                ChatDigestMark.objects.bulk_create(
+                    marks, update_conflicts=True, unique_fields=["user", "game"],
+                    update_fields=["last_message_id", "updated_at"])
         except IntegrityError:  # a concurrent run wrote this digest: nothing more to do
             logger.info("chat digest %s written by another run", key)
     return queued

@@ -46,9 +46,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
+from games.core import events
 from games.core.errors import Conflict, Invalid, NotFound
 from games.models import WEBHOOK_MAX_ENDPOINTS, WebhookDelivery, WebhookEndpoint
-from games.notify import notifications
 from games.webhooks import http as webhooks
 from games.webhooks import outbox as webhook_outbox
 
@@ -341,7 +341,7 @@ def _disable(endpoint: WebhookEndpoint, now: dt.datetime) -> None:
     endpoint.save(update_fields=["active", "disabled_at", "disabled_reason"])
     _abandon(endpoint, abandoned)
     _set_flag(None, endpoint.user_id)
-    notifications.webhook_disabled(endpoint)
+    events.publish(events.WebhookDisabled(endpoint=endpoint))
     logger.warning("webhook endpoint %s of user %s turned off: %s", endpoint.pk,
                    endpoint.user_id, endpoint.disabled_reason)
 

@@ -27,7 +27,6 @@ from django.utils import timezone
 
 from games.core import dispatch
 from games.models import Game, PendingDecision, Seat, WebhookDelivery, WebhookEndpoint
-from mascarade_site.prepared import insert_rows
 
 Type = WebhookDelivery.Type
 
@@ -80,7 +79,7 @@ def _queue(events: list[tuple[int, str, str, dict[str, Any]]]) -> list[WebhookDe
                                         cause=cause, body=body(pk, event_type, now, data),
                                         next_attempt_at=now, created_at=now))
     if rows:
-        insert_rows(rows, ignore_conflicts=True)
+        WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
         dispatch.deliver_webhooks([str(row.pk) for row in rows])
     return rows
 
@@ -120,6 +119,6 @@ def ping(endpoint: WebhookEndpoint) -> WebhookDelivery:
     row = WebhookDelivery(id=pk, endpoint_id=endpoint.pk, event_type=Type.PING,
                           cause=f"ping:{pk}", next_attempt_at=now, created_at=now,
                           body=body(pk, Type.PING, now, {"webhook": endpoint.pk}))
-    insert_rows([row])
+    row.save(force_insert=True)
     dispatch.deliver_webhooks([str(pk)])
     return row

@@ -71,7 +71,7 @@ def test_settings_with_urls(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
-    assert got["db"] == "mascarade_site.postgres"  # Django's, with a cheaper health check
+    assert got["db"] == "django.db.backends.postgresql"
     assert got["db_name"] == "mascarade"
     assert got["broker"] == "redis://cache.example:6379/1"
     assert got["cache"] == "mascarade_site.cache.FailOpenRedisCache"  # Redis down: reads empty

@@ -26,9 +26,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import ChatMute, User
-from games.core import selectors
+from games.core import events, selectors
 from games.core.errors import Forbidden, Invalid, NotFound, RateLimited
-from games.live import push
 from games.models import CHAT_MAX_LENGTH, ChatMessage, Seat
 
 #: Messages a player may write in one game per :data:`WINDOW`.
@@ -101,7 +100,7 @@ def post_message(user, game_id, text) -> ChatMessage:
                 "You are writing too fast: at most %(n)d messages a minute at one table. "
                 "Try again in %(s)d seconds.", MESSAGES_PER_WINDOW)
                 % {"n": MESSAGES_PER_WINDOW, "s": max(1, wait)})
-        push.chat_changed(game.pk)
+        events.publish(events.ChatChanged(game_id=game.pk))
         return ChatMessage.objects.create(game=game, author=user, seat=mine.position,
                                           text=text, seq=game.seq)
 

@@ -14,13 +14,12 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.core import selectors
+from games.core import events, selectors
 from games.core.catalog import bot_kinds, get_game
 from games.core.errors import AlreadySeated, Forbidden, GameFull, GameNotActive, Invalid, NotFound
 from games.core.services import idempotency
 from games.core.services.bots import DEFAULT_BOT_KIND
 from games.core.services.write import Table, commit, lock
-from games.live import push
 from games.models import Game, Seat
 
 #: Options only staff may set (API.md "Mascarade options").
@@ -59,7 +58,7 @@ def _start_if_full(game: Game, seats: list[Seat]) -> selectors.Loaded:
         return commit(table).loaded()
     game.version += 1
     game.save(update_fields=["version", "updated_at"])
-    push.game_changed(game.pk, game.seq, game.version)
+    events.publish(events.GameChanged(game=game, seats=seats))
     return selectors.Loaded(game=game, seats=seats)
 
 
@@ -146,7 +145,7 @@ def leave_game(user, game_id) -> dict[str, Any]:
             fields.append("status")
         game.version += 1
         game.save(update_fields=fields)
-        push.game_changed(game.pk, game.seq, game.version)
+        events.publish(events.GameChanged(game=game, seats=seats))
         return selectors.game_payload(selectors.Loaded(game=game, seats=seats), user)
 
 

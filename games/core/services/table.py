@@ -27,10 +27,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
-from games.core import selectors
+from games.core import events, selectors
 from games.core.errors import Forbidden, GameNotActive, Invalid, NotFound
 from games.core.services.write import Table, commit, open_table
-from games.live import push
 from games.models import Game, MoveRecord, Seat
 
 Actor = MoveRecord.Actor
@@ -128,7 +127,7 @@ def _commit_seat_change(table: Table) -> None:
     game.version += 1
     game.updated_at = table.now
     game.save(update_fields=["version", "updated_at"])
-    push.game_changed(game.pk, game.seq, game.version)
+    events.publish(events.GameChanged(game=game, seats=table.seats))
     table.seats_changed = {}
 
 

@@ -23,10 +23,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import VACATION_DAYS_PER_YEAR, User, Vacation
+from games.core.deadlines import place
 from games.core.errors import Invalid, NotFound
 from games.core.selectors import intervals_for_rows, today_for
+from games.core.services.scheduling import schedule_countdowns
 from games.core.services.table import user_changed
-from games.core.services.write import lock, place, schedule_countdowns
+from games.core.services.write import lock
 from games.models import Game, PendingDecision
 
 #: The last day a vacation may end on (so that the day after it is a date).

@@ -1,53 +1,48 @@
 """The locked write core: the only code that changes a game under way.
 
 A write opens a :class:`Table`: the game row locked (``SELECT … FOR UPDATE``) until the end of the
-transaction, with its seats read under that lock. On it, any number of steps, each appending one
-move record in memory:
+transaction, then its seats (and, once it started, its pending decisions) read under that lock.
+On it, any number of steps, each appending one move record in memory:
 
 - :meth:`Table.play`: a move of the rules (the engine checks it and returns the new state and its
   events); a player's timeouts in a row are counted, and the table actions they call for (a seat
   marked absent at ``absent_after`` timeouts, given back when its absent player acts) are taken
   right there, on the game already locked;
 - :meth:`Table.act`: a table action (pause, resume, absent, back, replace, extend, abort:
-  ``games.engine.table``) and its effect on the site's rows.
+  ``games.engine.table``), its effect on the site's rows made by its handler
+  (:mod:`games.core.services.table_actions`).
 
-Then :func:`commit` writes everything at once (one statement on PostgreSQL, once the pending
-decisions are read: :func:`mascarade_site.prepared.write_together`): the records appended (with
-the table chat lines the game's kit makes of each rules move's true events:
-``GameKit.chat_lines``), the snapshot refreshed, the game's ``seq`` advanced and its
-``version`` bumped (every change any viewer's answer shows bumps it: the ETag is built on it),
-the pending decisions rewritten by their difference with deadlines from their stored base
-(:mod:`games.core.deadlines`), the outbox rows of the messages written (those of the new decisions
-in
-the same statement), and, once committed, the bots asked to play (once) and the near deadlines
-given a countdown, through :mod:`games.core.dispatch`.
-:func:`commit_many` does the same for several games in a few queries (a burst of timeouts).
+Then :func:`commit` writes it all with the ORM: the records appended (with the table chat lines
+the game's kit makes of each rules move's true events: ``GameKit.chat_lines``), the snapshot
+refreshed, the game's ``seq`` advanced and its ``version`` bumped (every change any viewer's
+answer shows bumps it: the ETag is built on it), the pending decisions rewritten by their
+difference with deadlines from their stored base (:mod:`games.core.deadlines`). It records what
+happened as events (:mod:`games.core.events`: the game started, decisions awaited, the game
+ended; once per game, the game changed) and names no channel: the notification and webhook
+outboxes write their rows in this transaction, the live push and the bots' and deadlines'
+scheduling run once it commits. :func:`commit_many` does the same for several games (the sweep's
+burst of timeouts).
 
 Locking duties: every function here runs inside ``transaction.atomic()`` with the game's row
-locked by :func:`open_table` (or by the sweep's ``SKIP LOCKED``); nothing here commits. A
-transaction that changes a game's seats or pending decisions under its lock also bumps the
-game's ``version`` (as :func:`commit` does): :func:`open_table` reads them in the statement that
-takes the lock, and trusts that read only if no transaction bumped the version while it waited.
+locked by :func:`open_table` (or by the sweep's ``SKIP LOCKED``); nothing here commits.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.core import deadlines, dispatch, selectors
+from games.core import deadlines, events, selectors
 from games.core.catalog import get_game, get_kit
-from games.core.errors import AlreadySeated, GameNotActive, Invalid, NotFound, StaleSeq
-from games.engine import IllegalMove
+from games.core.errors import GameNotActive, Invalid, NotFound, StaleSeq
+from games.core.services.table_actions import action as table_action
+from games.core.services.table_actions import bot_plays, occupant
 from games.engine.table import apply_table, is_table_move
-from games.live import push
 from games.models import (
     CHAT_MAX_LENGTH,
     ChatMessage,
@@ -57,18 +52,6 @@ from games.models import (
     Seat,
     Snapshot,
 )
-from games.notify import notifications
-from games.webhooks import outbox as webhook_outbox
-from mascarade_site.prepared import (
-    PreparedQuery,
-    Write,
-    delete_write,
-    insert_write,
-    lock_together,
-    new_instance,
-    update_write,
-    write_together,
-)
 
 logger = logging.getLogger(__name__)
 
@@ -76,37 +59,18 @@ Actor = MoveRecord.Actor
 
 #: Deadline fallback when a game's options do not name the timer (seconds).
 DEFAULT_TIMEOUT = 86_400
-#: Deadlines at most this far away get a countdown task; the sweep finds every deadline anyway.
-COUNTDOWN_MAX = dt.timedelta(hours=1)
 
-#: The game statuses in which each table action may be taken.
-TABLE_ACTION_STATUSES = {
-    "pause": (Game.Status.ACTIVE,),
-    "resume": (Game.Status.PAUSED,),
-    "abort": (Game.Status.OPEN, Game.Status.ACTIVE, Game.Status.PAUSED),
-}
-TABLE_ACTION_DEFAULT_STATUSES = (Game.Status.ACTIVE, Game.Status.PAUSED)
-
-# Every write takes it: compiled once (mascarade_site.prepared).
-_LOCK = PreparedQuery(lambda pk: Game.objects.select_for_update(of=("self",))
-                      .select_related("snapshot", "created_by").filter(pk=pk).order_by(),
-                      uuid.UUID)
-#: The same, with the version that the statement's snapshot saw (``seen_version``): the locked
-#: row is read again once the lock is granted, the snapshot was taken before.
-_LOCK_SEEN = PreparedQuery(
-    lambda pk: Game.objects.select_for_update(of=("self",))
-    .select_related("snapshot", "created_by").filter(pk=pk).order_by()
-    .annotate(seen_version=Subquery(Game.objects.filter(pk=OuterRef("pk"))
-                                    .order_by().values("version")[:1])),
-    uuid.UUID)
+def _locked(game_id) -> Game | None:
+    return (Game.objects.select_for_update(of=("self",)).select_related("snapshot", "created_by")
+            .filter(pk=game_id).first())
 
 
 def lock(game_id) -> Game:
     """The game row, locked until the end of the transaction, with its snapshot and creator."""
-    found = _LOCK(game_id)
-    if not found:
+    game = _locked(game_id)
+    if game is None:
         raise NotFound(_("No such game."))
-    return found[0]
+    return game
 
 
 _UNREAD = object()
@@ -148,11 +112,11 @@ class Table:
     created: list[PendingDecision] = field(default_factory=list)
     #: Writes made by the commits of this transaction (records, or the start).
     written: int = 0
-    #: The users whose streams are woken once committed, and why (``games.live.push``).
-    wake: list[tuple[int, str]] = field(default_factory=list)
-    #: The game's start or end (by wake kind) as its players' streams tell it
-    #: (``games.live.push.game_changed``).
-    events: dict[str, dict] = field(default_factory=dict)
+    #: What the commits of this transaction did, told once by :func:`finish`
+    #: (:class:`games.core.events.GameChanged`): the game started, ended, who moved.
+    was_started: bool = False
+    was_ended: bool = False
+    movers: set[int] = field(default_factory=set)
 
     # --- reads under the lock -----------------------------------------------------------------
 
@@ -170,7 +134,7 @@ class Table:
     @property
     def pending(self) -> list[PendingDecision]:
         if self._pending is _UNREAD:
-            self._pending = selectors.PENDING(self.game.pk)
+            self._pending = selectors.pending_of(self.game.pk)
         return self._pending
 
     @pending.setter
@@ -194,17 +158,15 @@ class Table:
     def _append(self, seat: Seat | None, actor: str, by_user, payload: Any,
                 events: list, channel: str = "") -> MoveRecord:
         self.game.seq += 1
-        # (by their keys: the related instances' descriptors cost more than the rest of the
-        # record's making, and nothing reads them from the record)
-        record = new_instance(MoveRecord, game_id=self.game.pk, seq=self.game.seq,
-                              seat_id=seat.pk if seat is not None else None, actor=actor,
-                              by_user_id=by_user.pk if by_user is not None
-                              and by_user.is_authenticated else None,
-                              payload=payload, events=events, channel=channel)
+        record = MoveRecord(game_id=self.game.pk, seq=self.game.seq,
+                            seat_id=seat.pk if seat is not None else None, actor=actor,
+                            by_user_id=by_user.pk if by_user is not None
+                            and by_user.is_authenticated else None,
+                            payload=payload, events=events, channel=channel)
         self.records.append(record)
         return record
 
-    def _seat_changed(self, seat: Seat, *names: str) -> None:
+    def seat_changed(self, seat: Seat, *names: str) -> None:
         self.seats_changed.setdefault(seat.pk, set()).update(names)
 
     def play(self, mover: int, move: Any, *, actor: str, by_user=None,
@@ -257,7 +219,7 @@ class Table:
         the game's ``absent_after`` timeouts in a row, ``"back"`` when an absent player acted."""
         if actor == Actor.TIMEOUT:
             seat.timeouts_in_row += 1
-            self._seat_changed(seat, "timeouts_in_row")
+            self.seat_changed(seat, "timeouts_in_row")
             limit = self.game.options.get("absent_after", 3)
             if not seat.absent and isinstance(limit, int) and seat.timeouts_in_row >= limit:
                 return "absent"
@@ -266,170 +228,61 @@ class Table:
                 return "back"
             if seat.timeouts_in_row:
                 seat.timeouts_in_row = 0
-                self._seat_changed(seat, "timeouts_in_row")
+                self.seat_changed(seat, "timeouts_in_row")
         return None
 
     def act(self, action: str, *, actor: str = Actor.SYSTEM, by_user=None,
             **fields: Any) -> MoveRecord:
         """A table move (``{"type": "table", "action": action, **fields}``) and its effect on
-        the site's rows (see :func:`games.core.services.table.apply_table_move` for each action).
+        the site's rows (the action's handler: :mod:`games.core.services.table_actions`).
 
         Raises the engine's ``MalformedMove`` / ``IllegalMove``, :class:`GameNotActive` for a
         game in the wrong status, :class:`Invalid` for an empty seat or an unknown user."""
-        from accounts.models import User
-
         game = self.game
-        allowed = TABLE_ACTION_STATUSES.get(action, TABLE_ACTION_DEFAULT_STATUSES)
-        if game.status not in allowed:
-            words = {"pause": _("This game is %(status)s: it cannot be paused now."),
-                     "resume": _("This game is %(status)s: it cannot be resumed now."),
-                     "abort": _("This game is %(status)s: it cannot be aborted now.")}
-            raise GameNotActive(words.get(action, _(
-                "This game is %(status)s: nothing can change at its table."))
-                % {"status": game.get_status_display()})
+        chosen = table_action(action)
+        if game.status not in chosen.statuses:
+            raise GameNotActive(chosen.refusal % {"status": game.get_status_display()})
         move: dict[str, Any] = {"type": "table", "action": action, **fields}
         player = fields.get("player")
         by_position = {seat.position: seat for seat in self.seats}
         if action == "replace" and isinstance(player, int) and player in by_position:
-            move["previous"] = _occupant(by_position[player])
-        _table, events = apply_table(selectors.table_state(game), move, game.seat_count)
+            move["previous"] = occupant(by_position[player])
+        _table, events_ = apply_table(selectors.table_state(game), move, game.seat_count)
         if isinstance(player, int) and player not in by_position:
             raise Invalid({"player": [f"Seat {player} has nobody in it yet."]})
-        now = self.now
-        pending = self.pending if game.started_at is not None else []
-        if action == "pause":
-            game.status = Game.Status.PAUSED
-            away = selectors.intervals_for_rows(pending)
-            for row in pending:
-                ran = deadlines.running_time(away.get(row.user_id, ()), row.clock_from, now)
-                row.remaining = max(0, int(row.clock_seconds - ran))
-                self._row_changed(row, "remaining")
-            self.game_fields.add("status")
-        elif action == "resume":
-            game.status = Game.Status.ACTIVE
-            for row in pending:
-                if row.remaining is not None:
-                    row.clock_from, row.clock_seconds = now, row.remaining
-                row.remaining = None
-                self._row_changed(row, "remaining", "clock_from", "clock_seconds")
-            self._recompute(pending)
-            self.game_fields.add("status")
-            self.bots_maybe = True
-        elif action in ("absent", "back"):
-            seat = by_position[player]
-            seat.absent = action == "absent"
-            self._seat_changed(seat, "absent")
-            if action == "back":
-                seat.timeouts_in_row = 0
-                self._seat_changed(seat, "timeouts_in_row")
-            for row in pending:
-                if row.player == player:
-                    row.bot = _bot_plays(game, seat)
-                    self._row_changed(row, "bot")
-            if action == "absent":
-                notifications.marked_absent(game, seat)
-            self.bots_maybe = True
-        elif action == "extend":
-            rows = [row for row in pending if player is None or row.player == player]
-            if not rows:
-                raise IllegalMove((_("No decision is awaited from seat %(seat)s: there is no "
-                                     "deadline to extend.") % {"seat": player})
-                                  if player is not None else
-                                  _("No decision is awaited: there is no deadline to extend."),
-                                  code="nothing_to_extend")
-            for row in rows:
-                row.given_seconds += fields["seconds"]
-                if row.remaining is not None:
-                    row.remaining += fields["seconds"]
-                else:
-                    row.clock_seconds += fields["seconds"]
-                self._row_changed(row, "given_seconds", "remaining", "clock_seconds")
-            self._recompute([row for row in rows if row.remaining is None])
-        elif action == "replace":
-            seat = by_position[player]
-            kind, _sep, ident = fields["occupant"].partition(":")
-            if kind == "user":
-                user = User.objects.filter(pk=int(ident)).first()
-                if user is None:
-                    raise Invalid({"occupant": [f"There is no user {ident}."]})
-                if any(s.user_id == user.pk for s in self.seats if s.pk != seat.pk):
-                    raise AlreadySeated()
-                seat.user, seat.bot_kind = user, ""
-            else:
-                seat.user, seat.bot_kind = None, ident
-            self._seat_changed(seat, "user", "bot_kind")
-            for row in pending:
-                if row.player == player:
-                    row.user_id, row.bot = seat.user_id, _bot_plays(game, seat)
-                    self._row_changed(row, "user", "bot")
-            self._recompute([row for row in pending if row.player == player
-                             and row.remaining is None])
-            self.bots_maybe = True
-        elif action == "abort":
-            game.status = Game.Status.ABORTED
-            game.finished_at = now
-            self.game_fields |= {"status", "finished_at"}
-            self.ended = True
-        return self._append(by_position.get(player) if player is not None else None, actor,
-                            by_user, move, events)
+        seat = by_position.get(player) if player is not None else None
+        chosen.handle(self, move, seat, self.pending if game.started_at is not None else [])
+        return self._append(seat, actor, by_user, move, events_)
 
-    def _row_changed(self, row: PendingDecision, *names: str) -> None:
+    def row_changed(self, row: PendingDecision, *names: str) -> None:
         self.pending_changed.setdefault(row.pk, set()).update(names)
 
-    def _recompute(self, rows: list[PendingDecision]) -> None:
+    def recompute(self, rows: list[PendingDecision]) -> None:
         """Deadlines (and reminders not yet sent) of running rows from their base and the
         vacations in force; countdowns for the near ones."""
         away = selectors.intervals_for_rows(rows)
         for row in rows:
-            place(row, away.get(row.user_id, ()))
-            self._row_changed(row, "deadline", "remind_at")
+            deadlines.place(row, away.get(row.user_id, ()))
+            self.row_changed(row, "deadline", "remind_at")
         self.moved_deadlines += rows
 
 
 def open_table(game_id, *, expected_seq: int | None = None) -> Table:
     """Lock the game (:class:`NotFound` if there is none) and read its seats (and, once it
-    started, its pending decisions), in the statement that takes the lock; with
-    ``expected_seq``, :class:`StaleSeq` unless the game is at that seq."""
-    # The lock, the seats and the pending decisions in one statement (a round trip less than
-    # the lock, then the two). The two were read on the statement's snapshot, from before the
-    # lock was granted: if a transaction holding it bumped the game's version since (as every
-    # change of them under the lock does: the module's locking duties), read them again.
-    found, seats, pending = lock_together((_LOCK_SEEN, (game_id,)),
-                                          *selectors.seats_and_pending_reads(game_id))
-    if not found:
-        raise NotFound(_("No such game."))
-    game = found[0]
-    fresh = game.__dict__.pop("seen_version") == game.version
+    started, its pending decisions) under the lock; with ``expected_seq``, :class:`StaleSeq`
+    unless the game is at that seq."""
+    game = lock(game_id)
     if expected_seq is not None and expected_seq != game.seq:
         raise StaleSeq(game.seq)
     if game.started_at is None:
-        return Table(game=game, seats=seats if fresh else selectors.seats_of(game))
-    if not fresh:
-        seats, pending = selectors.seats_and_pending(game)
+        return Table(game=game, seats=selectors.seats_of(game))
+    seats, pending = selectors.seats_and_pending(game)
     return Table(game=game, seats=seats, _pending=pending)
-
-
-def _occupant(seat: Seat) -> str:
-    return f"bot:{seat.bot_kind}" if seat.is_bot else f"user:{seat.user_id}"
-
-
-def _bot_plays(game: Game, seat: Seat) -> bool:
-    """A bot decides for this seat: a bot seat, or an absent player's under the "bot" policy."""
-    return seat.is_bot or (seat.absent and game.options.get("absent_policy", "bot") == "bot")
 
 
 def _timeout(game: Game, timer: str) -> int:
     value = game.options.get(timer, DEFAULT_TIMEOUT)
     return value if isinstance(value, int) and value > 0 else DEFAULT_TIMEOUT
-
-
-def place(row: PendingDecision, away) -> None:
-    """Set a running row's deadline, and its reminder unless already sent (or a bot's), from
-    its stored base and its user's vacations."""
-    row.deadline = deadlines.deadline(away, row.clock_from, row.clock_seconds)
-    if row.remind_at is not None:
-        row.remind_at = deadlines.remind_at(away, row.clock_from, row.clock_seconds,
-                                            row.given_seconds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -445,43 +298,34 @@ def commit(table: Table) -> Table:
 
 
 def commit_many(tables: list[Table]) -> list[Table]:
-    """Write what the steps did on several locked games, in a few queries whatever their number
-    (the after-commit work is :func:`finish`'s, once the last round is written: the sweep
-    commits several rounds of timeouts in one transaction). The tables can take more steps
-    afterwards."""
+    """Write what the steps did on several locked games (the events of the transaction are
+    published by :func:`finish`, once the last round is written: the sweep commits several
+    rounds of timeouts in one transaction). The tables can take more steps afterwards."""
     tables = [table for table in tables if table.records or table.started]
     if not tables:
         return tables
     now = tables[0].now
-    # The pending rows are read (under the lock) and matched first; then every write of the
-    # move, the messages of the new decisions with them, one statement on PostgreSQL
-    # (mascarade_site.prepared.write_together).
     new, stale = _match_pending(tables, now)
-    notes = notifications.decision_notes([
-        (table.game, [row for of, row, _seat in new if of is table], table.seats)
-        for table in tables])
-    write_together([
-        insert_write([record for table in tables for record in table.records]),
-        insert_write([line for table in tables for line in table.chat]),
-        *_write_snapshots(tables),
-        *_write_seats(tables),
-        *_write_games(tables, now),
-        *_write_pending(new, stale),
-        insert_write(notes, ignore_conflicts=True),
-    ])
-    _pending_written(tables, new, stale)
+    MoveRecord.objects.bulk_create([record for table in tables for record in table.records])
+    ChatMessage.objects.bulk_create([line for table in tables for line in table.chat])
+    _write_snapshots(tables)
+    _write_seats(tables)
+    _write_games(tables, now)
+    _write_pending(tables, new, stale)
     for table in tables:
         if table.started:
-            notifications.game_started(table.game, table.seats)
+            events.publish(events.GameStarted(game=table.game, seats=table.seats))
+    awaited = [(table.game, [row for of, row, _seat in new if of is table], table.seats)
+               for table in tables]
+    if new:
+        events.publish(events.DecisionsAwaited(games=[entry for entry in awaited if entry[1]]))
+    for table in tables:
         if table.ended and table.game.status == Game.Status.FINISHED:
-            notifications.game_ended(table.game, table.seats)
-        if table.started or table.ended:
-            kind = push.STARTED if table.started else push.ENDED
-            table.wake += [(seat.user_id, kind) for seat in table.seats if seat.user_id]
-            table.events[kind] = push.game_event(table.game, kind)
+            events.publish(events.GameEnded(game=table.game, seats=table.seats))
+        table.was_started |= table.started
+        table.was_ended |= table.ended
         if table.mover is not None:
-            table.wake += [(seat.user_id, push.MOVED) for seat in table.seats
-                           if seat.position == table.mover and seat.user_id]
+            table.movers.add(table.mover)
         table.written += len(table.records) or 1
         table.records, table.chat = [], []
         table.seats_changed, table.pending_changed = {}, {}
@@ -491,67 +335,27 @@ def commit_many(tables: list[Table]) -> list[Table]:
 
 
 def finish(tables: list[Table]) -> None:
-    """Once committed: for each active game that changed, the bots asked to play (once), a
-    countdown for each near deadline this transaction set."""
+    """Once the transaction's writes are done: for each game written, one
+    :class:`games.core.events.GameChanged` (its subscribers wake the streams, ask the bots to
+    play and give near deadlines a countdown, once committed)."""
     for table in tables:
-        game = table.game
         if not table.written:
             continue
-        if push.enabled():
-            push.game_changed(game.pk, game.seq, game.version, table.wake, _told(table),
-                              table.events)
-        table.wake, table.events = [], {}
-        if game.status != Game.Status.ACTIVE:
-            continue
-        if table.bots_maybe and any(row.bot for row in table.pending):
-            dispatch.play_bots(game.pk, game.seq)
-        current = {row.pk for row in table.pending if row.remaining is None and not row.bot}
-        schedule_countdowns(game.pk, [row for row in [*table.created, *table.moved_deadlines]
-                                      if row.pk in current], table.now)
+        state = table._state
+        events.publish(events.GameChanged(
+            game=table.game, seats=table.seats, pending=list(table.pending),
+            created=table.created, moved=table.moved_deadlines,
+            state=None if state is _UNREAD else state, started=table.was_started,
+            ended=table.was_ended, movers=frozenset(table.movers),
+            bots_may_play=table.bots_maybe, now=table.now))
+        table.was_started = table.was_ended = False
+        table.movers = set()
 
 
-def _told(table: Table) -> list[tuple[int, dict]]:
-    """The decisions this transaction gave to players, and those it left awaited while the
-    game moved on (others answered theirs, or a table action was recorded: each advances the
-    seq; told again at the game's new seq, which the answer's ``expected_seq`` must name), each
-    as its player's stream tells it
-    (``games.live.streams.UserStream``): the decision with its deadline and the player's legal
-    moves,
-    from the state in hand (so that the stream reads nothing); without the state in hand (a
-    table action), only which game: the stream reads it."""
-    created = {row.pk for row in table.created}
-    seq = table.game.seq
-    rows = [row for row in table.pending
-            if row.user_id and not row.bot and (row.pk in created or row.seq < seq)]
-    if not rows:
-        return []
-    game = table.game
-    state = table._state
-    if state is _UNREAD or state is None or game.status != Game.Status.ACTIVE:
-        return [(row.user_id, {}) for row in rows]
-    engine = get_game(game.kind)
-    return [(row.user_id, {"kind": game.kind, "player": row.player, "since": row.seq,
-                           "seat": row.seat,
-                           "decision": row.decision, "deadline": selectors.iso(row.deadline),
-                           "legal_moves": engine.legal_moves(state, row.player)})
-            for row in rows]
-
-
-def schedule_countdowns(game_id, rows: list[PendingDecision], now: dt.datetime) -> None:
-    """A countdown task, sent after the commit, for each of these running human deadlines less
-    than :data:`COUNTDOWN_MAX` away (the sweep finds the others, and these too if the broker
-    is down). A countdown left for an old deadline finds it not due and does nothing."""
-    near = sorted({(row.pk, row.deadline) for row in rows
-                   if not row.bot and row.remaining is None
-                   and row.deadline - now <= COUNTDOWN_MAX})
-    if near:
-        dispatch.countdowns(game_id, near)
-
-
-def _write_snapshots(tables: list[Table]) -> list[Write | None]:
-    """The rules' state at each game's new seq: upserted where a move changed it (the write
-    returned); where only table moves were appended, the current snapshot's seq follows (the
-    state did not change; written now)."""
+def _write_snapshots(tables: list[Table]) -> None:
+    """The rules' state at each game's new seq: upserted where a move changed it; where only
+    table moves were appended, the current snapshot's seq follows (the state did not
+    change)."""
     changed = [table for table in tables if table.state_changed or table.started]
     for table in tables:
         if table.state_changed or table.started or not table.records:
@@ -561,16 +365,17 @@ def _write_snapshots(tables: list[Table]) -> list[Write | None]:
         cached = selectors.cached_snapshot(table.game)
         if cached is not None and cached.seq == before:
             cached.seq = table.game.seq
-    return [insert_write([new_instance(Snapshot, game_id=table.game.pk, seq=table.game.seq,
-                                       state=get_game(table.game.kind).to_json(table.state),
-                                       updated_at=table.now) for table in changed],
-                         update_conflicts=(["game"], ["seq", "state", "updated_at"]))]
+    if changed:
+        Snapshot.objects.bulk_create(
+            [Snapshot(game_id=table.game.pk, seq=table.game.seq,
+                      state=get_game(table.game.kind).to_json(table.state), updated_at=table.now)
+             for table in changed],
+            update_conflicts=True, unique_fields=["game"],
+            update_fields=["seq", "state", "updated_at"])
 
 
-def _write_seats(tables: list[Table]) -> list[Write]:
-    """The seats changed: one write for a shape changed on one seat (returned), one
-    ``bulk_update`` (now) for a shape changed on several."""
-    writes = []
+def _write_seats(tables: list[Table]) -> None:
+    """The seats changed: one UPDATE per shape of change."""
     by_fields: dict[tuple[str, ...], list[Seat]] = {}
     for table in tables:
         for seat in table.seats:
@@ -578,16 +383,12 @@ def _write_seats(tables: list[Table]) -> list[Write]:
             if names:
                 by_fields.setdefault(tuple(sorted(names)), []).append(seat)
     for names, seats in by_fields.items():
-        if len(seats) == 1:
-            writes.append(update_write(seats[0], list(names)))
-        else:
-            Seat.objects.bulk_update(seats, list(names))
-    return writes
+        Seat.objects.bulk_update(seats, list(names))
 
 
-def _write_games(tables: list[Table], now: dt.datetime) -> list[Write]:
-    """The games' rows: one write for one game (returned), one ``bulk_update`` (now) for
-    several."""
+def _write_games(tables: list[Table], now: dt.datetime) -> None:
+    """The games' rows: their new ``seq``, ``version``, ``updated_at`` and what the steps
+    changed."""
     fields = {"seq", "version", "updated_at"}
     for table in tables:
         table.game.version += 1
@@ -597,11 +398,7 @@ def _write_games(tables: list[Table], now: dt.datetime) -> list[Write]:
         if table_seqs:
             table.game.table_seqs = [*(table.game.table_seqs or []), *table_seqs]
             fields.add("table_seqs")
-    ordered = sorted(fields)
-    if len(tables) == 1:
-        return [update_write(tables[0].game, ordered)]
-    Game.objects.bulk_update([table.game for table in tables], ordered)
-    return []
+    Game.objects.bulk_update([table.game for table in tables], sorted(fields))
 
 
 NewRows = list[tuple[Table, PendingDecision, Seat]]
@@ -643,9 +440,9 @@ def _match_pending(tables: list[Table], now: dt.datetime
                 existing[wanted.player] = row  # replaced: the old row goes
             seat = by_position[wanted.player]
             seconds = _timeout(game, wanted.timer)
-            bot = _bot_plays(game, seat)
-            row = new_instance(
-                PendingDecision, game_id=game.pk, player=wanted.player, seat=wanted.seat,
+            bot = bot_plays(game, seat)
+            row = PendingDecision(
+                game_id=game.pk, player=wanted.player, seat=wanted.seat,
                 decision=wanted.decision, seq=game.seq, clock_from=now, clock_seconds=seconds,
                 given_seconds=seconds, deadline=now + dt.timedelta(seconds=seconds),
                 remind_at=None if bot else now + dt.timedelta(
@@ -664,42 +461,25 @@ def _match_pending(tables: list[Table], now: dt.datetime
     away = selectors.intervals_by_user(away_users.values(), now) if away_users else {}
     for _table, row, seat in new:
         if away.get(seat.user_id) and not row.bot:
-            place(row, away[seat.user_id])
+            deadlines.place(row, away[seat.user_id])
     return new, stale
 
 
-def _write_pending(new: NewRows, stale: list[PendingDecision]) -> list[Write | None]:
-    """One DELETE of the rows that go and one INSERT of the new ones (returned). A new row
-    that takes the place of one that goes (the same player of the same game: a player's
-    decision replaced by another) may not be written in the same statement as its deletion
-    (the parts of one statement run in no set order, and the two rows would collide on
-    ``pending_unique_player``): the DELETE is then sent now, on its own."""
-    gone = delete_write(PendingDecision, [row.pk for row in stale])
-    if gone is not None and ({(row.game_id, row.player) for _t, row, _s in new}
-                             & {(row.game_id, row.player) for row in stale}):
-        gone.run()
-        gone = None
-    return [gone, insert_write([row for _table, row, _seat in new])]
-
-
-def _pending_written(tables: list[Table], new: NewRows, stale: list[PendingDecision]) -> None:
-    """Once the new rows are written (they have their keys): the rows table actions changed
-    in place (one UPDATE per shape of change), and the webhook deliveries of the new decisions
-    (whose ``cause`` names their row's key)."""
-    _write_changed_rows(tables, {row.pk for row in stale})
-    for table, row, _seat in new:
-        table.created.append(row)
-    fresh = [(table.game, table.created, table.seats) for table in tables if table.created]
-    if fresh:
-        webhook_outbox.decisions_awaited(fresh)
-
-
-def _write_changed_rows(tables: list[Table], stale: set[int]) -> None:
+def _write_pending(tables: list[Table], new: NewRows, stale: list[PendingDecision]) -> None:
+    """The rows that go deleted, the new ones inserted (with their keys, which the webhooks'
+    deliveries name), and the rows table actions changed in place (one UPDATE per shape of
+    change)."""
+    if stale:
+        PendingDecision.objects.filter(pk__in=[row.pk for row in stale]).delete()
+    PendingDecision.objects.bulk_create([row for _table, row, _seat in new])
+    gone = {row.pk for row in stale}
     by_fields: dict[tuple[str, ...], list[PendingDecision]] = {}
     for table in tables:
         for row in table.pending:
             names = table.pending_changed.get(row.pk)
-            if names and row.pk is not None and row.pk not in stale:
+            if names and row.pk is not None and row.pk not in gone:
                 by_fields.setdefault(tuple(sorted(names)), []).append(row)
     for names, rows in by_fields.items():
         PendingDecision.objects.bulk_update(rows, list(names))
+    for table, row, _seat in new:
+        table.created.append(row)

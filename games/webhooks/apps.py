@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class WebhooksConfig(AppConfig):
+    name = "games.webhooks"
+    label = "games_webhooks"
+    verbose_name = "Webhooks"
+
+    def ready(self):
+        from games.webhooks import subscribers  # noqa: F401 (the events' subscriptions)
