@@ -69,13 +69,6 @@ def test_a_form_body():
         validated(s.MoveIn, QueryDict("move=x&expected_seq=4"))  # not JSON
 
 
-def _serializers(data) -> dict | None:
-    try:
-        return dict(validated(s.MoveIn, data))
-    except Invalid:
-        return None
-
-
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats(
     allow_nan=False) | st.text(max_size=5), lambda inner: st.lists(inner, max_size=3)
     | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
@@ -87,27 +80,18 @@ BODIES = st.dictionaries(st.sampled_from(["move", "expected_seq", "other"]), JSO
 
 @settings(max_examples=400, deadline=None)
 @given(BODIES)
-def test_the_plain_way_takes_what_the_serializer_takes_or_leaves_it_to_it(data):
-    """``MoveIn.plain`` (the ``plain_move`` trick): the serializer's own result, or ``None``
-    (the serializer then decides), never a body the serializer would refuse."""
-    plain = s.MoveIn.plain(data)
-    if plain is not None:
-        assert plain == _serializers(data)
-
-
-@pytest.mark.parametrize("data", ACCEPTED + REFUSED, ids=repr)
-def test_the_plain_way_on_the_listed_bodies(data):
-    plain = s.MoveIn.plain(data)
-    assert plain is None or plain == _serializers(data)
-    usual = (type(data) is dict and type(data.get("move")) is dict
-             and type(data.get("expected_seq", 0)) in (int, type(None))
-             and 0 <= (data.get("expected_seq") or 0) <= s.MAX_SEQ)
-    assert (plain is not None) == usual
-
-
-def test_the_plain_way_off(settings):
-    body = {"move": MOVE, "expected_seq": 3}
-    assert s.MoveIn.plain(body) == {"move": MOVE, "expected_seq": 3}
-    assert s.MoveIn.plain(QueryDict("move={}&expected_seq=4")) is None
-    settings.PERF_OFF = frozenset({"plain_move"})
-    assert s.MoveIn.plain(body) is None
+def test_any_body_is_taken_as_sent_or_refused_naming_a_field(data):
+    """Whatever the body, the serializer takes its move as it is (and ``expected_seq`` as an
+    integer in range, or none), or refuses it with an ``invalid`` error naming a field; nothing
+    else comes out."""
+    try:
+        taken = dict(validated(s.MoveIn, data))
+    except Invalid as refused:
+        body = refused.as_dict()
+        assert body["code"] == "invalid" and body["fields"]
+        assert set(body["fields"]) <= {"move", "expected_seq", "non_field_errors"}
+        return
+    assert taken["move"] == data["move"]
+    assert set(taken) <= {"move", "expected_seq"}
+    seq = taken.get("expected_seq")
+    assert seq is None or (type(seq) is int and 0 <= seq <= s.MAX_SEQ)

@@ -526,8 +526,8 @@ def test_streams_share_a_few_database_connections(server, four, settings):
 
 
 def test_a_user_streams_step_needs_no_database_for_a_told_decision(four):
-    """``UserStream.quick`` (perf's ``stream_inline``) sends a decision told with its legal
-    moves, once, and passes over the user's own move; any other wake is the full step's."""
+    """``UserStream.quick`` sends a decision told with its legal moves, once, and passes over
+    the user's own move; any other wake is the full step's."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

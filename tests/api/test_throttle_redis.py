@@ -105,11 +105,13 @@ def test_the_list_expires_with_the_period(redis_client):
     redis_client.delete(full)
 
 
-def test_switched_off_it_takes_drfs_way_on_the_cache(redis_client, settings):
-    """``PERF_OFF=lua_throttle``: DRF's own read-then-write, nothing under the script's key."""
-    settings.PERF_OFF = frozenset({"lua_throttle"})
+def test_without_redis_it_takes_drfs_way_on_the_cache(redis_client, settings):
+    """``REDIS_URL`` unset (development): DRF's own read-then-write on the default cache, which
+    counts as well; nothing under the script's key."""
+    settings.REDIS_URL = ""
     key = f"test-throttle-{uuid.uuid4().hex}"
     _drf, ours = _pair("1/m", key, [1_700_000_000.0])
     assert ours.allow_request(None, None)
     assert not ours.allow_request(None, None)
+    assert ours.wait() == pytest.approx(60)
     assert not redis_client.exists(f"{KEY_PREFIX}{key}")

@@ -60,9 +60,8 @@ def test_garbage_made_after_the_freeze_is_still_collected(unfreeze):
     assert gone() is None
 
 
-def _freeze_count(code: str, **env: str) -> int:
-    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "mascarade_site.settings",
-           **env}
+def _freeze_count(code: str) -> int:
+    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "mascarade_site.settings"}
     code += "; print(json.dumps(gc.get_freeze_count()))"
     out = subprocess.run([sys.executable, "-c", code],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
@@ -80,44 +79,11 @@ def test_granians_workers_build_the_application_frozen():
     worker calls it once."""
     code = "import gc, json, mascarade_site.wsgi as w; assert w.served() is w.application"
     assert _freeze_count(code) > 10_000
-    assert _freeze_count(code, PERF_OFF="gc_freeze") == 0
 
 
-def test_gunicorns_worker_hook_freezes_each_worker():
-    code = ("import gc, json, mascarade_site.wsgi, mascarade_site.gunicorn as conf; "
-            "conf.post_worker_init(None)")
+def test_celerys_worker_processes_freeze_once_started():
+    """Celery sends ``worker_process_init`` in each pool process once it started."""
+    code = ("import gc, json, mascarade_site.celery; "
+            "from celery.signals import worker_process_init; worker_process_init.send(None)")
+    assert _freeze_count("import gc, json, mascarade_site.celery") == 0
     assert _freeze_count(code) > 10_000
-    assert _freeze_count(code, PERF_OFF="gc_freeze") == 0
-
-
-def test_gunicorn_serves_with_the_configuration(tmp_path):
-    """The start scripts' way: gunicorn with ``-c python:mascarade_site.gunicorn`` loads the hook
-    and serves."""
-    import http.client
-    import socket
-    import time
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "mascarade_site.settings",
-           "VAR_DIR": str(tmp_path)}
-    env.pop("DATABASE_URL", None)
-    server = subprocess.Popen(
-        [str(Path(sys.executable).with_name("gunicorn")), "-c", "python:mascarade_site.gunicorn",
-         "--bind", f"127.0.0.1:{port}", "--workers", "1", "mascarade_site.wsgi"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                conn.request("GET", "/rules/")
-                assert conn.getresponse().status == 200
-                break
-            except OSError:
-                assert time.monotonic() < deadline, server.stderr
-                time.sleep(0.2)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)

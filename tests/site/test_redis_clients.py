@@ -1,5 +1,5 @@
-"""``mascarade_site.redis_clients``: a client of one connection per thread (perf's
-``redis_single``), or one shared by the process; a forked child makes its own."""
+"""``games.core.redis_clients``: one client per URL and options, shared by the process's
+threads (its commands take connections from its pool); a forked child makes its own."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from mascarade_site import redis_clients
+from games.core import redis_clients
 
 pytestmark = pytest.mark.redis
 
@@ -26,27 +26,18 @@ def _in_thread(func):
     return out[0]
 
 
-def test_each_thread_has_its_client_of_one_connection(url, settings):
-    settings.PERF_OFF = frozenset()
+def test_the_process_shares_one_client_per_url_and_options(url):
     mine = redis_clients.client(url, socket_timeout=1)
     assert redis_clients.client(url, socket_timeout=1) is mine
     assert redis_clients.client(url, socket_timeout=2) is not mine
-    other = _in_thread(lambda: redis_clients.client(url, socket_timeout=1))
-    assert other is not mine
-    assert mine.connection is not None and mine.ping()
-    assert mine.connection is not other.connection
-
-
-def test_off_the_process_shares_one_client(url, settings):
-    settings.PERF_OFF = frozenset({"redis_single"})
-    mine = redis_clients.client(url, socket_timeout=1)
     assert _in_thread(lambda: redis_clients.client(url, socket_timeout=1)) is mine
     assert mine.connection is None  # (its commands take connections from its pool)
+    assert mine.ping() and _in_thread(mine.ping)
 
 
-def test_a_forked_child_makes_its_own(url, settings):
-    settings.PERF_OFF = frozenset()
+def test_a_forked_child_makes_its_own(url):
     parent = redis_clients.client(url, socket_timeout=1)
+    assert parent.ping()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: a new client, whose connection works

@@ -7,7 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
+from csp.decorators import csp_exempt, csp_update
+from csp.exceptions import CSPNonceError
+from django.http import HttpResponse
+from django.test import Client, override_settings
+from django.urls import path as route
 
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
@@ -99,72 +103,92 @@ def test_the_api_documentation_page_needs_no_other_host():
             assert '"validatorUrl": null' in script, link
 
 
+#: The site's policy (``CONTENT_SECURITY_POLICY``), each directive with its sources in order
+#: (django-csp writes the directives in no fixed order: they are compared as a set).
+SITE_POLICY = {
+    "default-src": ["'self'"], "script-src": ["'self'"], "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"], "font-src": ["'self'", "data:"], "connect-src": ["'self'"],
+    "object-src": ["'none'"], "base-uri": ["'self'"], "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"]}
+
+
+def directives(header: str | None) -> list[tuple[str, tuple[str, ...]]] | None:
+    """A policy header's directives, sorted: ``"; "`` between directives, one space between
+    words, nothing else (a directive written twice stays twice, a stray space makes a word)."""
+    if header is None:
+        return None
+    return sorted((name, tuple(sources)) for name, *sources in (
+        part.split(" ") for part in header.split("; ")))
+
+
+def expected(policy: dict[str, list[str]]) -> list[tuple[str, tuple[str, ...]]]:
+    return sorted((name, tuple(sources)) for name, sources in policy.items())
+
+
+#: The requests that reached the views below, by path (to ask for their nonce afterwards).
+requests_seen: dict = {}
+
+
+@csp_update({"img-src": "https://example.org"})
+def updated(request):
+    requests_seen[request.path] = request
+    return HttpResponse("updated")
+
+
+@csp_exempt()
+def exempt(request):
+    return HttpResponse("exempt")
+
+
+def with_nonce(request):
+    requests_seen[request.path] = request
+    return HttpResponse(str(request.csp_nonce))
+
+
+#: The URL configuration of the views above (only while :func:`_answers` asks them).
+urlpatterns = [route("updated/", updated), route("exempt/", exempt),
+               route("nonce/", with_nonce)]
+
+
 def _headers(answer) -> dict[str, str | None]:
     return {name: answer.get(name) for name in ("Content-Security-Policy",
                                                 "Content-Security-Policy-Report-Only")}
 
 
-def _answers(settings, off: frozenset[str]) -> list[dict]:
-    """The policy headers of a few answers (a page, the API, a 404, a view whose response
-    django-csp's decorators change or exempt, a view that asks for a nonce: the policy names
-    none, so it is not in it), with the tricks in ``off`` switched off."""
-    from csp.decorators import csp_exempt, csp_update
-    from django.http import HttpResponse
-    from django.test import RequestFactory
-
-    from mascarade_site.middleware import CSPMiddleware
-
-    settings.PERF_OFF = off
+def _answers() -> list[dict]:
+    """The policy headers of a few answers, through the site's middleware: a page, the API, a
+    page's 404, the API's 404, then views whose response django-csp's decorators change or
+    exempt, and a view that asks for a nonce (the policy names none, so it is not in it)."""
     out = [_headers(Client().get(path)) for path in ("/", "/api/v1/games/", "/nowhere/",
                                                      "/api/v1/nowhere/")]
-    factory = RequestFactory()
-
-    @csp_update({"img-src": "https://example.org"})
-    def updated(request):
-        return HttpResponse("updated")
-
-    @csp_exempt()
-    def exempt(request):
-        return HttpResponse("exempt")
-
-    def with_nonce(request):
-        return HttpResponse(str(request.csp_nonce))
-
-    for view in (updated, exempt, with_nonce):
-        request = factory.get("/somewhere/")
-        answer = CSPMiddleware(view)(request)
-        out.append(_headers(answer))
+    with override_settings(ROOT_URLCONF=__name__):
+        out += [_headers(Client().get(path)) for path in ("/updated/", "/exempt/", "/nonce/")]
     return out
 
 
-def test_the_policy_built_once_is_the_one_django_csp_builds(settings):
-    """``csp_once`` (the header built once per process) writes what django-csp writes for
-    each answer; the answers that change the policy (a decorator, a nonce) get theirs; a
-    change of the settings is followed; a nonce asked for after the header is an error."""
-    from csp.exceptions import CSPNonceError
+def test_every_kind_of_answer_carries_its_policy():
+    """The site's policy on pages, the API and their 404s; a decorator's change or exemption
+    is followed; a nonce asked for changes nothing (the policy names none), and a nonce first
+    asked for after the header was written is an error."""
+    requests_seen.clear()
+    answers = _answers()
+    site = expected(SITE_POLICY)
+    assert [directives(headers["Content-Security-Policy"]) for headers in answers] == [
+        site, site, site, site,
+        expected({**SITE_POLICY, "img-src": ["'self'", "data:", "https://example.org"]}),
+        None, site]
+    assert all(headers["Content-Security-Policy-Report-Only"] is None for headers in answers)
+    with pytest.raises(CSPNonceError):
+        str(requests_seen["/updated/"].csp_nonce)
 
-    once = _answers(settings, frozenset())
-    assert once == _answers(settings, frozenset({"csp_once"}))
-    assert "img-src 'self' data: https://example.org" in once[4]["Content-Security-Policy"]
-    assert once[5]["Content-Security-Policy"] is None
-    assert all(headers["Content-Security-Policy-Report-Only"] is None for headers in once)
+
+def test_a_report_only_policy_follows_the_settings(settings):
     settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {
         "DIRECTIVES": {"default-src": ["'none'"], "report-uri": "/csp-report/"},
         "EXCLUDE_URL_PREFIXES": ["/api/"]}
-    once = _answers(settings, frozenset())
-    assert once == _answers(settings, frozenset({"csp_once"}))
-    assert once[0]["Content-Security-Policy-Report-Only"] == (
+    answers = _answers()
+    assert answers[0]["Content-Security-Policy-Report-Only"] == (
         "default-src 'none'; report-uri /csp-report/")
-    assert once[1]["Content-Security-Policy-Report-Only"] is None  # (excluded: /api/)
-    assert once[1]["Content-Security-Policy"] is not None
-
-    settings.PERF_OFF = frozenset()
-    from django.http import HttpResponse
-    from django.test import RequestFactory
-
-    from mascarade_site.middleware import CSPMiddleware
-
-    request = RequestFactory().get("/")
-    CSPMiddleware(lambda request: HttpResponse("x"))(request)
-    with pytest.raises(CSPNonceError):
-        str(request.csp_nonce)
+    assert answers[1]["Content-Security-Policy-Report-Only"] is None  # (excluded: /api/)
+    assert directives(answers[0]["Content-Security-Policy"]) == expected(SITE_POLICY)
+    assert directives(answers[1]["Content-Security-Policy"]) == expected(SITE_POLICY)
