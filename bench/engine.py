@@ -1,8 +1,9 @@
 """Engine benchmark, for each game of the catalog: prints each figure, beside its goal where the
 game has one, with PASS or MISS.
 
-    .venv/bin/python bench/engine.py                    # every game (a minute or two)
+    .venv/bin/python bench/engine.py                    # every game
     .venv/bin/python bench/engine.py --quick            # fewer games, rougher figures
+    .venv/bin/python bench/engine.py --games 10         # a smoke run: 10 games per figure
     .venv/bin/python bench/engine.py --game mascarade   # one game
     .venv/bin/python bench/engine.py --profile          # then where random games spend time
 
@@ -58,8 +59,8 @@ GOALS: dict[str, dict[str, float]] = {
                   "win_rate": 0.45},
     "ere_des_masques": {"games_per_s_middle": 200, "replay_ms": 10.0, "state_bytes": 8 * 1024,
                         "win_rate": 0.60},
-    # A random bot in the heuristic bot's seat wins about 29% of 4-player games (shared victories
-    # counted): the goal asks for a clear lead over that.
+    # The goal asks for a clear lead over a random bot in the heuristic bot's seat (its share of
+    # 4-player games, shared victories counted).
     "shadow_house": {"games_per_s_middle": 200, "replay_ms": 10.0, "state_bytes": 8 * 1024,
                      "win_rate": 0.34},
 }
@@ -74,8 +75,8 @@ BOT_OPTIONS: dict[str, list[dict[str, Any]]] = {
 LONG_GAME_WEIGHTS: dict[str, dict[str, float]] = {
     "mascarade": {"claim": 0.15, "pass": 0.85},
     # Shadow House: no move type to weight (a turn's moves are all "play"); random 8-player games
-    # end after about 160 moves, and going back from the moves that would end the game reaches
-    # 300 moves in about one seed in five.
+    # end well before 300 moves, which going back from the moves that would end the game reaches
+    # from some seeds only.
     "shadow_house": {},
 }
 
@@ -251,8 +252,8 @@ def profile_random_games(game: Game, games: int) -> None:
 
 def bench_game(game: Game, args: argparse.Namespace) -> int:
     """Prints one game's figures; returns the number of goals missed."""
-    random_games = 300 if args.quick else 2000
-    bot_games = 400 if args.quick else 2000
+    random_games = args.games or (300 if args.quick else 2000)
+    bot_games = args.games or (400 if args.quick else 2000)
     repeats = 20 if args.quick else 100
     goals = GOALS.get(game.id, {})
     misses = 0
@@ -302,6 +303,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer games, rougher figures")
     parser.add_argument("--game", choices=catalog.ids(), help="one game (default: every game)")
+    parser.add_argument("--games", type=int,
+                        help="random games and bot games per figure (default: 2000; --quick: "
+                             "300 and 400)")
     parser.add_argument("--profile", action="store_true",
                         help="also profile random games at the middle player count")
     args = parser.parse_args()
