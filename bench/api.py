@@ -69,6 +69,7 @@ import resource
 import secrets
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -100,16 +101,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def wait_until(ready, proc: subprocess.Popen, what: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not ready():
-        if proc.poll() is not None:
-            raise SystemExit(f"bench/api.py: {what} exited with {proc.returncode}")
-        if time.monotonic() > deadline:
-            raise SystemExit(f"bench/api.py: {what} did not start in {seconds:g} s")
-        time.sleep(0.1)
 
 
 def answers(port: int, path: str) -> bool:
@@ -186,7 +177,9 @@ class Servers:
         return [str(self.bindir / "psql"), "-h", "127.0.0.1", "-p", str(self.ports["postgres"]),
                 "-U", "postgres", "-d", database, "-Atq", "-v", "ON_ERROR_STOP=1", "-c", sql]
 
-    def start(self) -> None:
+    def start(self, users: int) -> list[tuple[str, str]]:
+        """Starts the servers; ``users`` users made meanwhile, each with an API token:
+        ``(username, token)``."""
         self.start_postgres()
         self.start_redis()
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
@@ -194,16 +187,27 @@ class Servers:
         web = script_command(self.tree, "start-web.sh", "granian", self.ports["web"])
         web = ["--no-access-log" if arg == "--access-log" else arg for arg in web]
         web[web.index("--log-level") + 1] = "warning"
-        self.launch("web", [*web, "--backlog", "2048"], self.env("web"),
-                    lambda: answers(self.ports["web"], "/api/v1/games/"))
+        self.launch("web", [*web, "--backlog", "2048"], self.env("web"))
         stream = script_command(self.tree, "start-stream.sh", "uvicorn", self.ports["stream"])
-        self.launch("stream", [*stream, "--log-level", "warning"], self.env("stream"),
-                    lambda: answers(self.ports["stream"], "/healthz"))
+        self.launch("stream", [*stream, "--log-level", "warning"], self.env("stream"))
+        made = self.make_users(users)
+        self.ready("web", lambda: answers(self.ports["web"], "/api/v1/games/"))
+        self.ready("stream", lambda: answers(self.ports["stream"], "/healthz"))
+        return made
 
-    def launch(self, name: str, args: list[str], env: dict[str, str], ready, **kwargs) -> None:
+    def launch(self, name: str, args: list[str], env: dict[str, str], **kwargs) -> None:
         self.procs[name] = subprocess.Popen(args, cwd=kwargs.pop("cwd", self.tree), env=env,
                                             **kwargs)
-        wait_until(ready, self.procs[name], name)
+
+    def ready(self, name: str, check, seconds: float = 60) -> None:
+        """Waits until ``check()`` says the server ``name`` answers."""
+        deadline = time.monotonic() + seconds
+        while not check():
+            if self.procs[name].poll() is not None:
+                raise SystemExit(f"bench/api.py: {name} exited with {self.procs[name].returncode}")
+            if time.monotonic() > deadline:
+                raise SystemExit(f"bench/api.py: {name} did not start in {seconds:g} s")
+            time.sleep(0.1)
 
     def start_postgres(self) -> None:
         data = self.tmp / "postgres"
@@ -216,16 +220,17 @@ class Servers:
         subprocess.run([str(self.bindir / "initdb"), "-D", str(data), "-U", "postgres",
                         "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
                        stdout=subprocess.DEVNULL, check=True, **owner)
-        log = (self.tmp / "postgres.log").open("w")
-        self.launch("postgres", [
-            str(self.bindir / "postgres"), "-D", str(data), "-p", str(self.ports["postgres"]),
-            "-k", str(data), "-c", "listen_addresses=127.0.0.1",
-            "-c", "shared_preload_libraries=pg_stat_statements",
-            "-c", "pg_stat_statements.max=10000", "-c", "cluster_name=mascarade-bench"],
-            {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"},
-            lambda: subprocess.run([str(self.bindir / "pg_isready"), "-q", "-h", "127.0.0.1",
-                                    "-p", str(self.ports["postgres"])]).returncode == 0,
-            cwd=data, stdout=log, stderr=log, **owner)
+        with (self.tmp / "postgres.log").open("w") as log:
+            self.launch("postgres", [
+                str(self.bindir / "postgres"), "-D", str(data), "-p", str(self.ports["postgres"]),
+                "-k", str(data), "-c", "listen_addresses=127.0.0.1",
+                "-c", "shared_preload_libraries=pg_stat_statements",
+                "-c", "pg_stat_statements.max=10000", "-c", "cluster_name=mascarade-bench"],
+                {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"},
+                cwd=data, stdout=log, stderr=log, **owner)
+        self.ready("postgres", lambda: subprocess.run(
+            [str(self.bindir / "pg_isready"), "-q", "-h", "127.0.0.1", "-p",
+             str(self.ports["postgres"])]).returncode == 0)
         self.psql("CREATE EXTENSION pg_stat_statements")
         for role in ROLES:
             self.psql(f"CREATE ROLE {role} LOGIN SUPERUSER")
@@ -245,7 +250,8 @@ class Servers:
         self.launch("redis", ["redis-server", "--bind", "127.0.0.1", "--port",
                               str(self.ports["redis"]), "--dir", str(self.tmp / "redis"),
                               "--save", "", "--appendonly", "yes"],
-                    {"PATH": os.environ.get("PATH", "")}, pong, stdout=subprocess.DEVNULL)
+                    {"PATH": os.environ.get("PATH", "")}, stdout=subprocess.DEVNULL)
+        self.ready("redis", pong)
 
     def make_users(self, count: int) -> list[tuple[str, str]]:
         """``count`` users, each with an API token: ``(username, token)``."""
@@ -277,7 +283,8 @@ class Servers:
             proc = self.procs.pop(name, None)
             if proc is None:
                 continue
-            proc.terminate()  # (PostgreSQL: a smart shutdown, nothing is connected any more)
+            # (PostgreSQL: an immediate shutdown, its cluster is thrown away)
+            proc.send_signal(signal.SIGQUIT if name == "postgres" else signal.SIGTERM)
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -765,8 +772,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # (the servers inherit it)
     servers = Servers(tree)
     try:
-        servers.start()
-        users = servers.make_users(4 * sum(n for n, _rate in runs))
+        users = servers.start(users=4 * sum(n for n, _rate in runs))
         print(servers.describe())
         print(f"{'push' if args.push else 'poll'} mode; {args.seconds:g} s measured per run after "
               f"{warm_up(args.seconds):g} s of warm-up; CPU in ms per move; SQL statements "
