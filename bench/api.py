@@ -141,6 +141,7 @@ class Servers:
         self.tree = tree
         self.tmp = Path(tempfile.mkdtemp(prefix="mascarade-bench-"))
         self.procs: dict[str, subprocess.Popen] = {}
+        self.procs_args: dict[str, list[str]] = {}
         self.ports = {name: free_port() for name in SERVERS}
         self.secret = secrets.token_urlsafe(50)
 
@@ -196,6 +197,7 @@ class Servers:
         return made
 
     def launch(self, name: str, args: list[str], env: dict[str, str], **kwargs) -> None:
+        self.procs_args[name] = args
         self.procs[name] = subprocess.Popen(args, cwd=kwargs.pop("cwd", self.tree), env=env,
                                             **kwargs)
 
@@ -265,7 +267,7 @@ class Servers:
             "print(json.dumps([(u.username, AuthToken.objects.create(u, expiry=None)[1])"
             " for u in users]))\n")
         out = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=self.tree,
-                             env=self.env("postgres"), capture_output=True, text=True,
+                             env=self.env("postgres"), stdout=subprocess.PIPE, text=True,
                              check=True).stdout
         return [tuple(pair) for pair in json.loads(out.strip().splitlines()[-1])]
 
@@ -273,10 +275,11 @@ class Servers:
         version = subprocess.run(["git", "-C", str(self.tree), "describe", "--always", "--tags",
                                   "--dirty"], capture_output=True, text=True).stdout.strip()
         pg = self.psql("SHOW server_version")[0]
-        return (f"tree {self.tree} ({version or 'not a git checkout'}); web: granian as its "
-                f"docker/start-web.sh, stream: uvicorn as its docker/start-stream.sh; "
-                f"PostgreSQL {pg} and Redis of their own; Python {sys.version.split()[0]}; "
-                f"{os.cpu_count()} cores")
+        commands = "".join(f"\n  {name}: {shlex.join([Path(args[0]).name, *args[1:]])}"
+                           for name, args in self.procs_args.items() if name in ROLES)
+        return (f"tree {self.tree} ({version or 'not a git checkout'}); PostgreSQL {pg} and "
+                f"Redis of their own; Python {sys.version.split()[0]}; {os.cpu_count()} cores"
+                + commands)
 
     def stop(self) -> None:
         for name in ("stream", "web", "redis", "postgres"):
