@@ -25,9 +25,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import tasks
-from games.core import selectors
+from games.core import events, selectors
 from games.models import Game, Notification, WebhookDelivery, WebhookEndpoint
-from games.notify import notifications
 from games.webhooks import endpoints as hooks
 from games.webhooks import http as webhooks
 
@@ -364,7 +363,7 @@ def test_a_game_that_ends_posts_its_winners(users, receiver, django_capture_on_c
     with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
         game.status, game.winners = Game.Status.FINISHED, [2]
         game.save(update_fields=["status", "winners"])
-        notifications.game_ended(game, selectors.seats_of(game))
+        events.publish(events.GameEnded(game=game, seats=selectors.seats_of(game)))
     ended = [json.loads(r.body) for r in receiver.requests
              if r.headers["Mascarade-Event"] == "game_ended"]
     assert len(ended) == 1
