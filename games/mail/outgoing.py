@@ -34,7 +34,8 @@ from games.core.kit import Board, history_lines, seat_name, waiting_line
 from games.mail import commands
 from games.models import Game, MailPlay, MoveRecord
 
-SALT = "games.mail.outgoing.reply"
+#: (the module's name when the first addresses were signed: replies to older mails still work)
+SALT = "games.mail_play.reply"
 #: How long a reply address stays valid.
 TOKEN_DAYS = 30
 _ADDRESS = re.compile(r"^play\+(\d{1,18})\.([0-9a-f]{24})@(.+)$")

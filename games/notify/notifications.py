@@ -63,7 +63,8 @@ MAX_BACKOFF = dt.timedelta(hours=2)
 #: A message left "sending" this long had its worker stop mid-delivery: it is sent again.
 SENDING_STALE_AFTER = dt.timedelta(minutes=15)
 DECISION_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGE, Kind.POWER)
-UNSUBSCRIBE_SALT = "games.notify.notifications.unsubscribe"
+#: (the module's name when the first links were signed: links in mailboxes keep working)
+UNSUBSCRIBE_SALT = "games.notifications.unsubscribe"
 #: What an unsubscribe link switches off: every email, or the daily chat digest only.
 ALL_MAIL, CHAT_DIGEST = "all", "chat"
 #: Messages of one game a chat digest quotes (the latest; the others are counted); message ids
