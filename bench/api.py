@@ -393,7 +393,11 @@ class KeptAlive(asyncio.Protocol):
                 return
             head = bytes(self.buffer[:end + 2])
             length = _CONTENT_LENGTH.search(head)
-            self.length = end + 4 + (int(length.group(1)) if length else 0)
+            if length is None:  # (chunked: the API's answers always say their length)
+                self.done.set_exception(RuntimeError(f"no Content-Length: {head[:200]!r}"))
+                self.done = None
+                return
+            self.length = end + 4 + int(length.group(1))
             self.close_after = _CONNECTION_CLOSE.search(head) is not None
         if self.length <= len(self.buffer):
             done, self.done = self.done, None
