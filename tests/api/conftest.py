@@ -1,12 +1,11 @@
-"""API test settings: no throttling unless a test asks, Celery tasks run eagerly."""
+"""API test settings: no throttling unless a test asks, Celery tasks run eagerly. (The ``users``
+and ``clients`` fixtures are :mod:`tests.plugin`'s, for the games' own API tests too.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from .factories import UserFactory, client_for
-
-HIGH = "1000000/minute"
+from tests.plugin import HIGH
 
 
 @pytest.fixture(autouse=True)
@@ -23,13 +22,3 @@ def _no_throttling(settings):
 @pytest.fixture(autouse=True)
 def _eager_celery(eager_celery):
     return eager_celery
-
-
-@pytest.fixture
-def users(db):
-    return [UserFactory() for _ in range(4)]
-
-
-@pytest.fixture
-def clients(users):
-    return [client_for(u) for u in users]

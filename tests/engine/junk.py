@@ -1,6 +1,7 @@
-"""Hostile values for a game's property tests (L'Ère des Masques', Shadow House's): what a client
-could send in a move or the options, so that the rules refuse each with a short message and
-never crash. (Mascarade's own, older and larger set is in ``test_junk_input.py``.)"""
+"""Hostile values for a game's property tests (``games/<game>/tests/``: L'Ère des Masques',
+Shadow House's): what a client could send in a move or the options, so that the rules refuse each
+with a short message and never crash. (Mascarade's own, older and larger set is in
+``games/mascarade/tests/test_junk_input.py``.)"""
 
 from __future__ import annotations
 

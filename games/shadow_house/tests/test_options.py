@@ -11,7 +11,7 @@ from games.shadow_house.rules.cards import BOX
 from games.shadow_house.rules.options import DEFAULTS as OPTION_DEFAULTS
 from games.shadow_house.rules.options import RANGES
 
-from .test_shadow_support import HANDS4, box
+from .support import HANDS4, box
 
 HUGE = [10**5000, -(10**5000), 10**4300, 2**20_000, -(2**64), 10**40]
 DEFAULTS = {"players": 5, "flash": False, "move_timeout": 86400, "challenge_timeout": 43200,

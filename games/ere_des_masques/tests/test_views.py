@@ -17,7 +17,7 @@ from games.engine import MODERATOR, SPECTATOR
 from games.ere_des_masques.rules import GAME as G
 from games.ere_des_masques.rules import KINDS, TURN_LIMIT
 
-from .test_ere_support import do, of_type, random_game, script, stage, start
+from .support import do, of_type, random_game, script, stage, start
 
 VIEWERS = [0, 1, SPECTATOR, MODERATOR]
 PASS = {"type": "let_pass"}

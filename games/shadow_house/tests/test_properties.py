@@ -1,5 +1,5 @@
 """Property tests of Shadow House Mascarade: one hypothesis example plays one whole random game of
-3 to 8 players (the profile of ``tests/engine/conftest.py``), and junk from clients anywhere.
+3 to 8 players (the profile of ``tests/plugin.py``), and junk from clients anywhere.
 
 After every move of a random game (a random awaited player; a legal move, or the §6 timeout move
 at some rate):
@@ -35,9 +35,9 @@ from games.shadow_house.rules import BOX_COUNTS, CARDS, MOVE_FIELDS, OPTION_KEYS
 from games.shadow_house.rules import GAME as G
 from games.shadow_house.rules.cards import BOX
 from games.shadow_house.rules.views import PRIVATE
+from tests.engine.junk import MAX_MESSAGE, junk_values
 
-from .junk import MAX_MESSAGE, junk_values
-from .test_shadow_support import everything, random_game
+from .support import everything, random_game
 
 
 @st.composite

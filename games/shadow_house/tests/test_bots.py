@@ -16,7 +16,7 @@ from games.shadow_house.rules import HeuristicBot
 from games.shadow_house.rules.bots import Table
 from games.shadow_house.rules.cards import in_order
 
-from .test_shadow_support import card_move, do, play, stage, start
+from .support import card_move, do, play, stage, start
 
 MOVE_CAP = 5000
 #: Games per table size in the win-rate test, and the table sizes.

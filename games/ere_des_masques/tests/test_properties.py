@@ -1,5 +1,5 @@
 """Property tests of L'Ère des Masques: one hypothesis example plays one whole random game (the
-profile of ``tests/engine/conftest.py``), and junk from clients anywhere.
+profile of ``tests/plugin.py``), and junk from clients anywhere.
 
 After every move of a random game (legal moves, and the §5 timeout move at some rate):
 
@@ -32,9 +32,9 @@ from games.engine import MODERATOR, SPECTATOR, EngineError, GameOver, InvalidOpt
 from games.ere_des_masques.rules import GAME as G
 from games.ere_des_masques.rules import KINDS, MOVE_FIELDS, OPTION_KEYS, TURN_LIMIT
 from games.ere_des_masques.rules.cards import victory
+from tests.engine.junk import MAX_MESSAGE, junk_values
 
-from .junk import MAX_MESSAGE, junk_values
-from .test_ere_support import everything, random_game
+from .support import everything, random_game
 
 #: Event fields only the seat they are about may see.
 PRIVATE = {"play": "card", "draw": "cards", "spy": "hand", "recruit": "cards", "keep": "card"}

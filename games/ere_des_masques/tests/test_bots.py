@@ -15,7 +15,7 @@ from games.ere_des_masques.rules import GAME as G
 from games.ere_des_masques.rules import HeuristicBot
 from games.ere_des_masques.rules.bots import Table
 
-from .test_ere_support import do, script, stage, start
+from .support import do, script, stage, start
 
 MOVE_CAP = 3000
 #: The share of games the heuristic bot must win against the random bot.

@@ -18,7 +18,7 @@ from games.engine import MODERATOR, SPECTATOR
 from games.shadow_house.rules import GAME as G
 from games.shadow_house.rules.cards import BOX, FIXED, HAND_SIZE, round_cards
 
-from .test_shadow_support import (
+from .support import (
     card_move,
     do,
     of_type,

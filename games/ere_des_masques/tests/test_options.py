@@ -8,7 +8,7 @@ from games.engine import InvalidOptions
 from games.ere_des_masques.rules import GAME as G
 from games.ere_des_masques.rules import KINDS, OPTION_KEYS
 
-from .test_ere_support import deal
+from .support import deal
 
 HUGE = [10**5000, -(10**5000), 10**4300, 2**20_000, -(2**64), 10**40]
 DEFAULTS = {"players": 2, "move_timeout": 86400, "challenge_timeout": 43200, "absent_after": 3,

@@ -46,10 +46,11 @@ from hypothesis import strategies as st
 from games.core.catalog import get_game
 from games.engine import MODERATOR, SPECTATOR
 from games.mascarade.rules import CENTER_CARDS, MASKS
-
-from .conftest import GAME_STATS
+from tests.plugin import game_stats
 
 GAME = get_game("mascarade")
+#: Printed at the end of the run (tests.plugin).
+GAME_STATS = game_stats("mascarade")
 MOVE_CAP = 2000
 START_COINS = 6  # rules §1
 #: Any int this large in a projection can only be the seed or the generator state.

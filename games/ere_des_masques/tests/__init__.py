@@ -1,0 +1,3 @@
+"""L'Ère des Masques's own tests: its rules, bots and options (no Django), its pages, its API and a
+whole game in a browser; the suite's shared harness (tests/) runs over every game of the catalog
+besides."""
