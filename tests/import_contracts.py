@@ -5,7 +5,9 @@ named, so that adding a game changes no contract.
 A game's package imports no other game, and of the site's own modules only those of
 ``may_import`` (the rules' protocol and the presentation's: ``games.engine``, the kit and the
 catalog); nothing outside a game imports it: the site reaches a game through the catalog, by id
-(a game's ``apps.py`` registers its kit there).
+(a game's ``apps.py`` registers its kit there). A game's own tests (its subpackage ``tests``,
+``games/<game>/tests/``) play it through the site, so they may import the site's modules too;
+they import no other game either.
 
 Written on import-linter's documented extension point for custom contract types
 (``Contract``, ``ContractCheck``, ``fields``, ``output``) and grimp's public graph queries.
@@ -22,10 +24,13 @@ class GamePackagesContract(Contract):
     container = fields.StringField()
     marker = fields.StringField()
     may_import = fields.ListField(subfield=fields.StringField())
+    #: The subpackage of a game that holds its tests (exempt from ``may_import``).
+    tests = fields.StringField(required=False, default="tests")
 
     def check(self, graph, verbose: bool) -> ContractCheck:
         container, marker = str(self.container), str(self.marker)
         allowed = tuple(str(name) for name in self.may_import)  # type: ignore[attr-defined]
+        tests = str(self.tests)
         games = sorted(child for child in graph.find_children(container)
                        if f"{child}.{marker}" in graph.modules)
         problems: list[str] = []
@@ -44,7 +49,8 @@ class GamePackagesContract(Contract):
                         continue
                     if any(inside(imported, other) for other in games):
                         problems.append(f"{module} imports another game: {imported}")
-                    elif not any(inside(imported, name) for name in allowed):
+                    elif not any(inside(imported, name) for name in allowed) and not inside(
+                            module, f"{game}.{tests}"):
                         problems.append(f"{module} imports {imported}, which a game may not "
                                         f"(it may import {', '.join(allowed)})")
                 for importer in sorted(graph.find_modules_that_directly_import(module)):

@@ -22,11 +22,11 @@ from accounts.models import User
 from games.core import selectors, services
 from games.core.catalog import get_game
 from games.models import Game, PendingDecision
+from games.shadow_house.tests.test_in_a_browser import box_order
 from tests.api.factories import UserFactory
 
 from .test_chat_in_a_browser import logged_in
 from .test_play_in_a_browser import chromium  # noqa: F401
-from .test_shadow_in_a_browser import box_order
 
 #: Shadow House's deal: the first person (seat 0) holds the Culprit, greyed in the hand.
 HANDS = [["culprit", "alibi", "maid", "governess"],

@@ -16,9 +16,8 @@ import pytest
 from games.core import selectors
 from games.mascarade.rules import MASKS
 from games.models import Game, MoveRecord
-
-from .factories import UserFactory, client_for
-from .helpers import URL, game_url
+from tests.api.factories import UserFactory, client_for
+from tests.api.helpers import URL, game_url
 
 MASK_IDS = set(MASKS)
 

@@ -11,8 +11,7 @@ import pytest
 from games.core import services
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
-
-from .helpers import browser
+from tests.web.helpers import browser
 
 pytestmark = pytest.mark.django_db
 

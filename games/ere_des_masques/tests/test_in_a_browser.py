@@ -13,8 +13,7 @@ import pytest
 from games.core.catalog import get_game
 from games.engine import MODERATOR
 from games.models import Game, MoveRecord
-
-from .test_play_in_a_browser import SHOTS, awaited_page, chromium, sign_up  # noqa: F401
+from tests.browser.test_play_in_a_browser import SHOTS, awaited_page, chromium, sign_up  # noqa: F401
 
 TITLES = {"noble": "Noble", "recruiter": "Recruiter", "spy": "Spy", "brute": "Brute",
           "assassin": "Assassin"}

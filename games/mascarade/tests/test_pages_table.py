@@ -14,11 +14,11 @@ import pytest
 
 from games.mascarade.kit import _phone_rows, _ring_cells
 from games.mascarade.rules import MASKS
+from tests.web.helpers import browser
 
-from .helpers import browser
-from .test_mascarade_clarity import dealt, page
+from .test_pages_clarity import dealt, page
 
-SVG_DIR = Path(__file__).resolve().parents[2] / "games/mascarade/static/mascarade/masks"
+SVG_DIR = Path(__file__).resolve().parents[3] / "games/mascarade/static/mascarade/masks"
 SVG = "{http://www.w3.org/2000/svg}"
 
 

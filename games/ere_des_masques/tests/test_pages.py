@@ -17,8 +17,7 @@ from games.core.catalog import get_game
 from games.engine import MODERATOR
 from games.models import Game, PendingDecision
 from tests.api.factories import UserFactory
-
-from .helpers import browser
+from tests.web.helpers import browser
 
 pytestmark = pytest.mark.django_db
 

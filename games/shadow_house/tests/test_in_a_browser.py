@@ -15,9 +15,8 @@ from games.core import services
 from games.models import Game, MoveRecord, PendingDecision
 from games.shadow_house.rules.cards import BOX, CARDS
 from tests.api.factories import UserFactory
-
-from .test_chat_in_a_browser import logged_in, watch_console
-from .test_play_in_a_browser import SHOTS, chromium  # noqa: F401
+from tests.browser.test_chat_in_a_browser import logged_in, watch_console
+from tests.browser.test_play_in_a_browser import SHOTS, chromium  # noqa: F401
 
 #: Seats 0–2 people, 3–4 bots; seat 0 opens with the First on scene, seat 1 plays the Sharing.
 HANDS = [["first_on_scene", "alibi", "maid", "governess"],
