@@ -34,7 +34,7 @@ class Game(models.Model):
         ABORTED = "aborted", _("aborted")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    kind = models.CharField(_("game"), max_length=32, default="mascarade")
+    kind = models.CharField(_("game"), max_length=32)
     options = models.JSONField(_("options"), default=dict)
     # Drawn with `secrets` at creation; never shown by any API answer.
     seed = models.BigIntegerField(_("seed"))
