@@ -10,7 +10,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games.core import dispatch, services
-from games.notify import notifications
+from games.notify import delivery, digests, outbox
 from games.webhooks import endpoints as webhooks
 
 
@@ -37,14 +37,14 @@ def resolve_games(game_ids: list[str]) -> int:
 
 @shared_task(name=dispatch.DELIVER_NOTIFICATION, ignore_result=True, acks_late=True)
 def deliver_notification(notification_id: int) -> str:
-    return notifications.deliver(notification_id)
+    return delivery.deliver(notification_id)
 
 
 @shared_task(name=dispatch.DELIVER_QUEUED, ignore_result=True, acks_late=True)
 def deliver_queued(keys: list[str]) -> dict[int, str]:
     """The messages one commit queued, by their dedupe keys (those already delivered, or not
     due, are left alone)."""
-    return notifications.deliver_batch(keys=keys)
+    return delivery.deliver_batch(keys=keys)
 
 
 @shared_task(name=dispatch.DELIVER_WEBHOOKS, ignore_result=True, acks_late=True)
@@ -71,8 +71,8 @@ def sweep() -> dict[str, int]:
         "handed_out": services.fan_out_due_deadlines(),
         "timeouts": services.resolve_due_deadlines(budget=settings.SWEEP_SECONDS * 4),
         "bots": services.play_stale_bots(),
-        "reminders": notifications.queue_reminders(),
-        "delivered": notifications.deliver_due(),
+        "reminders": outbox.queue_reminders(),
+        "delivered": delivery.deliver_due(),
         "idempotency_keys": services.forget_old_keys(),
     }
 
@@ -95,4 +95,4 @@ def forget_webhook_deliveries() -> int:
 def chat_digest() -> int:
     """The daily "new messages at your table" mails (Celery beat, once a day): safe to run
     twice or late (one digest per user and day; what each went through is kept)."""
-    return notifications.queue_chat_digests()
+    return digests.queue_chat_digests()

@@ -1,7 +1,7 @@
 """Moderator actions. Each change to a game goes through the games services as a move record by
 actor ``moderator`` (so a replay reproduces it), and every action, on a game or a user, and
 every look at a full table, is written to the :class:`ModerationLog` in the same transaction.
-The people concerned are told by mail through the outbox (``games.notify.notifications``), in their
+The people concerned are told by mail through the outbox (``games.notify.outbox``), in their
 language, after the commit."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from games.core.errors import Conflict, Forbidden, Invalid, NotFound
 from games.engine import MODERATOR
 from games.live import push
 from games.models import ChatHide, ChatMessage, Game, MoveRecord, Seat
-from games.notify import notifications
+from games.notify import outbox
 
 from .models import MODERATORS_GROUP, ModerationLog, Report
 
@@ -69,7 +69,7 @@ def _game(game_id) -> Game:
 def _tell(users, entry: ModerationLog, subject: str, body: str, **params) -> None:
     """A mail to ``users`` about ``entry`` (``subject`` and ``body`` marked with
     ``gettext_noop``, translated per recipient at delivery), through the outbox."""
-    notifications.moderation_message(users, subject, body, cause=f"log:{entry.pk}",
+    outbox.moderation_message(users, subject, body, cause=f"log:{entry.pk}",
                                      game=entry.game_id, **params)
 
 

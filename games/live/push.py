@@ -120,11 +120,11 @@ def game_changed(game_id, seq: int, version: int, users: Iterable[tuple[int, str
                  events: dict[str, dict] | None = None) -> None:
     """Once committed (at once outside a transaction): wake the streams of ``game_id`` (now at
     ``seq`` and ``version``) and the streams of each ``(user id, kind)`` in ``users``; ``told``:
-    ``(user id, decision)`` for each decision given to a player (``{}``, or what their stream sends of it:
-    ``games.live.streams.UserStream``; on their own channel only); ``events``: the game's start or
-    end (by kind, :data:`STARTED` or :data:`ENDED`) as :func:`game_event` tells it, sent with the
-    wakes of that kind (their users are the game's players), so that their streams need not read
-    the game."""
+    ``(user id, decision)`` for each decision given to a player (``{}``, or what their stream
+    sends of it: ``games.live.streams.UserStream``; on their own channel only); ``events``: the
+    game's start or end (by kind, :data:`STARTED` or :data:`ENDED`) as :func:`game_event` tells
+    it, sent with the wakes of that kind (their users are the game's players), so that their
+    streams need not read the game."""
     if not settings.REDIS_URL:
         return
     game = str(game_id)

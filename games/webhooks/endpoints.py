@@ -25,7 +25,7 @@ transaction: delivered, or failed (retried later) or abandoned (no attempt left,
 success resets both). Once it has failed ``WEBHOOK_DISABLE_AFTER`` attempts in a row *and* for
 ``WEBHOOK_DISABLE_AFTER_HOURS`` (a short outage, with many events waiting, turns nothing off:
 their retries come after it), the endpoint is turned off, its open rows abandoned, the owner's
-flag set again and the owner told by mail (``notifications.webhook_disabled``).
+flag set again and the owner told by mail (``outbox.webhook_disabled``).
 
 Errors recorded on rows and endpoints are in their owner's language: only they read them.
 """

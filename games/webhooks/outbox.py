@@ -3,7 +3,7 @@ game of yours started", "... ended") written as :class:`~games.models.WebhookDel
 the transaction of its cause, one per endpoint, and a task asked to post them once it commits
 (:mod:`games.webhooks.endpoints` posts them; the sweep posts those whose task was lost).
 
-The write path calls these functions for every move (from :mod:`games.notify.notifications`). A move
+The write path calls these functions for every move (from :mod:`games.notify.outbox`). A move
 whose players have no endpoint costs nothing here, not one statement: the seats are read with
 their users (``selectors.seats_of``), and each user carries ``has_webhooks``, kept by the
 webhooks' service (an endpoint made, turned on or off, deleted). Only when one of them has an

@@ -18,7 +18,7 @@ from accounts.models import ChatMute
 from games import tasks
 from games.core.services import chat as chat_service
 from games.models import ChatHide, Notification
-from games.notify import notifications
+from games.notify import delivery, digests
 
 from .helpers import start_game
 
@@ -36,7 +36,7 @@ def run(django_capture_on_commit_callbacks):
 
     def run(now=None) -> int:
         with django_capture_on_commit_callbacks(execute=True):
-            return notifications.queue_chat_digests(now)
+            return digests.queue_chat_digests(now)
 
     return run
 
@@ -104,25 +104,25 @@ def test_no_digest_when_switched_off(game, users, run):
 def test_what_changed_before_delivery_is_honoured(game, users):
     hidden = chat_service.post_message(users[1], game.pk, "soon hidden")
     chat_service.post_message(users[2], game.pk, "still there")
-    notifications.queue_chat_digests()  # (delivered later, by the sweep)
+    digests.queue_chat_digests()  # (delivered later, by the sweep)
     first = Notification.objects.get(user=users[0], kind="chat_digest")
     second = Notification.objects.get(user=users[1], kind="chat_digest")
     ChatHide.objects.create(message=hidden, moderator=users[3], reason="x")
-    assert notifications.deliver_batch(ids=[first.pk])[first.pk] == "sent"
+    assert delivery.deliver_batch(ids=[first.pk])[first.pk] == "sent"
     body = mails_to(users[0])[0].body
     assert "still there" in body and "soon hidden" not in body
     users[1].notify_chat_digest = False
     users[1].save()
-    assert notifications.deliver_batch(ids=[second.pk])[second.pk] == "skipped"
+    assert delivery.deliver_batch(ids=[second.pk])[second.pk] == "skipped"
     assert not mails_to(users[1])
 
 
 def test_a_digest_with_nothing_left_is_skipped(game, users):
     message = chat_service.post_message(users[1], game.pk, "only message")
-    notifications.queue_chat_digests()
+    digests.queue_chat_digests()
     note = Notification.objects.get(user=users[0], kind="chat_digest")
     ChatHide.objects.create(message=message, moderator=users[3], reason="x")
-    assert notifications.deliver_batch(ids=[note.pk])[note.pk] == "skipped"
+    assert delivery.deliver_batch(ids=[note.pk])[note.pk] == "skipped"
     note.refresh_from_db()
     assert "nothing left" in note.last_error
 

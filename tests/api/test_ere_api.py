@@ -171,8 +171,7 @@ def test_its_mails_name_the_game_and_its_decisions_and_show_no_card(users, _locm
 
     from games.core import services
     from games.models import Notification, PendingDecision
-    from games.notify import notifications
-
+    from games.notify import delivery
     with mock.patch("games.core.services.lobby.secrets.randbits", return_value=5):
         body = services.create_game(users[0], "ere_des_masques", {}).body
     services.join_game(users[1], body["id"])
@@ -187,7 +186,7 @@ def test_its_mails_name_the_game_and_its_decisions_and_show_no_card(users, _locm
     assert Notification.objects.get(game=game, user_id=answer.user_id,
                                     kind="challenge").context["decision"] == "respond"
     for pk in Notification.objects.filter(status="pending").values_list("pk", flat=True):
-        notifications.deliver(pk)
+        delivery.deliver(pk)
     subjects = [m.subject for m in mail.outbox]
     assert "[L'Ère des Masques] A card was played against you in the game created by " \
            f"{users[0].username}" in subjects

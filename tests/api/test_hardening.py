@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from games.models import Game, Notification
-from games.notify import notifications
+from games.notify import delivery, messages
 from moderation.models import MODERATORS_GROUP
 
 from .factories import PASSWORD, UserFactory, client_for
@@ -163,12 +163,12 @@ def test_a_delivery_interrupted_after_the_send_is_sent_again_with_the_same_messa
     note = Notification.objects.create(user=user, kind=Notification.Kind.STARTED,
                                        dedupe_key=f"started:test:{user.pk}",
                                        next_attempt_at=timezone.now())
-    first = notifications.build_email(note)
+    first = messages.build_email(note)
     # The worker took it and sent it, then died before recording it.
     Notification.objects.filter(pk=note.pk).update(
         status=Notification.Status.SENDING, attempts=1,
         next_attempt_at=timezone.now() - dt.timedelta(hours=1))
-    notifications.deliver_due()
+    delivery.deliver_due()
     note.refresh_from_db()
     assert note.status == Notification.Status.SENT and note.interrupted == 1
     assert note.attempts == 2 and "may have gone out" in note.last_error
@@ -181,8 +181,8 @@ def test_an_interrupted_delivery_past_its_last_attempt_is_failed_not_lost(settin
     note = Notification.objects.create(
         user=user, kind=Notification.Kind.STARTED, dedupe_key=f"started:last:{user.pk}",
         next_attempt_at=timezone.now() - dt.timedelta(hours=1),
-        status=Notification.Status.SENDING, attempts=notifications.MAX_ATTEMPTS)
-    notifications.deliver_due()
+        status=Notification.Status.SENDING, attempts=delivery.MAX_ATTEMPTS)
+    delivery.deliver_due()
     note.refresh_from_db()
     assert note.status == Notification.Status.FAILED and note.interrupted == 1
 

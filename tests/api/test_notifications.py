@@ -19,7 +19,7 @@ from games import tasks
 from games.core import services
 from games.engine import IllegalMove
 from games.models import Game, Notification, PendingDecision, Seat
-from games.notify import notifications
+from games.notify import delivery, outbox, unsubscribe
 
 from .factories import UserFactory, client_for
 from .helpers import (
@@ -47,7 +47,7 @@ def later(minutes: float):
 
 
 def deliver_all() -> list[str]:
-    return [notifications.deliver(pk) for pk in
+    return [delivery.deliver(pk) for pk in
             Notification.objects.filter(status=Status.PENDING).values_list("pk", flat=True)]
 
 
@@ -81,7 +81,7 @@ def test_a_decision_message_names_its_decision_by_game_player_and_seq(users):
     by_gone_key = written("old-gone", pending=row.pk + 1_000_000, seq=row.seq)
     other_seq = written("other-seq", player=row.player, seq=row.seq + 1)
     other_player = written("other-player", player=(row.player + 1) % 4, seq=row.seq)
-    reasons = notifications._skip_reasons([note, by_key, by_gone_key, other_seq, other_player])
+    reasons = delivery._skip_reasons([note, by_key, by_gone_key, other_seq, other_player])
     assert note.pk not in reasons and by_key.pk not in reasons
     assert {reasons[n.pk] for n in (by_gone_key, other_seq, other_player)} == {
         "decision no longer awaited"}
@@ -129,13 +129,13 @@ def test_a_move_queues_no_task_its_decision_mail_goes_with_the_next_sweep(
                         lambda args, **kwargs: queued.append(args[0]))
     game = start_game(users[0], users[1:], options={"players": 4})
     for note in Notification.objects.filter(game=game, kind="started"):
-        notifications.deliver(note.pk)  # the start's mails, whose task the patch swallowed
+        delivery.deliver(note.pk)  # the start's mails, whose task the patch swallowed
     first = Notification.objects.get(game=game, kind="your_turn")  # not delivered yet
     row = PendingDecision.objects.get(game=game)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         services.submit_move(game.pk, {"type": "exchange", "target": (row.player + 1) % 4,
                                        "swap": False}, user=users[row.player])
-    notes = Notification.objects.filter(game=game, kind__in=notifications.DECISION_KINDS,
+    notes = Notification.objects.filter(game=game, kind__in=outbox.DECISION_KINDS,
                                         status=Status.PENDING)
     after_move = list(notes.exclude(pk=first.pk).select_related("user"))
     assert after_move  # the move wrote the next decision's mail...
@@ -162,13 +162,13 @@ def test_each_message_is_delivered_once_even_if_its_task_runs_twice(users):
     note = Notification.objects.get(game=game, kind="your_turn")
     assert tasks.deliver_notification(note.pk) == "sent"
     assert tasks.deliver_notification(note.pk) == "not due"
-    assert notifications.deliver(note.pk) == "not due"
+    assert delivery.deliver(note.pk) == "not due"
     sent = [m for m in mail.outbox if m.to == [note.user.email] and "turn" in m.subject.lower()]
     assert len(sent) == 1
     note.refresh_from_db()
     assert note.status == Status.SENT and note.sent_at is not None and note.attempts == 1
     # The same cause cannot be queued twice.
-    notifications._queue([Notification(user=note.user, game=game, kind="your_turn",
+    outbox._queue([Notification(user=note.user, game=game, kind="your_turn",
                                        dedupe_key=note.dedupe_key,
                                        next_attempt_at=timezone.now())])
     assert Notification.objects.filter(dedupe_key=note.dedupe_key).count() == 1
@@ -180,29 +180,29 @@ def test_a_failed_send_is_retried_with_backoff_then_given_up(users, monkeypatch)
     monkeypatch.setattr("django.core.mail.EmailMultiAlternatives.send",
                         mock.Mock(side_effect=ConnectionRefusedError("smtp down")))
     before = timezone.now()
-    assert notifications.deliver(note.pk) == Status.PENDING
+    assert delivery.deliver(note.pk) == Status.PENDING
     note.refresh_from_db()
     assert note.attempts == 1 and "smtp down" in note.last_error
     assert note.next_attempt_at >= before + dt.timedelta(seconds=29)
-    assert notifications.deliver(note.pk) == "not due"
-    delays = [notifications.backoff(n) for n in range(1, 10)]
+    assert delivery.deliver(note.pk) == "not due"
+    delays = [delivery.backoff(n) for n in range(1, 10)]
     assert delays == sorted(delays) and delays[0] == dt.timedelta(seconds=30)
-    assert delays[-1] == notifications.MAX_BACKOFF
-    Notification.objects.filter(pk=note.pk).update(attempts=notifications.MAX_ATTEMPTS - 1,
+    assert delays[-1] == delivery.MAX_BACKOFF
+    Notification.objects.filter(pk=note.pk).update(attempts=delivery.MAX_ATTEMPTS - 1,
                                                    next_attempt_at=timezone.now())
-    assert notifications.deliver(note.pk) == Status.FAILED
+    assert delivery.deliver(note.pk) == Status.FAILED
     # The server answers again: a pending one goes out.
     monkeypatch.undo()
     other = Notification.objects.get(game=game, kind="started", user=users[1])
     Notification.objects.filter(pk=other.pk).update(next_attempt_at=timezone.now())
-    assert notifications.deliver(other.pk) == Status.SENT
+    assert delivery.deliver(other.pk) == Status.SENT
 
 
 def test_decision_mails_are_folded_at_most_one_per_game_per_ten_minutes(users):
     game = start_game(users[0], users[1:], options={"players": 4})
     row = PendingDecision.objects.get(game=game)
     first = Notification.objects.get(game=game, kind="your_turn")
-    assert notifications.deliver(first.pk) == Status.SENT
+    assert delivery.deliver(first.pk) == Status.SENT
     first.refresh_from_db()
     # Another decision of the same player in the same game, five minutes later: it waits.
     second = Notification.objects.create(
@@ -211,18 +211,18 @@ def test_decision_mails_are_folded_at_most_one_per_game_per_ten_minutes(users):
                                                  "deadline": row.deadline.isoformat()})
     mail.outbox.clear()
     with later(5):
-        assert notifications.deliver(second.pk) == "not due"
+        assert delivery.deliver(second.pk) == "not due"
     second.refresh_from_db()
     assert second.status == Status.PENDING
-    assert second.next_attempt_at == first.sent_at + notifications.FOLD_WINDOW
+    assert second.next_attempt_at == first.sent_at + delivery.FOLD_WINDOW
     assert mail.outbox == []
     with later(11):
-        assert notifications.deliver(second.pk) == Status.SENT
+        assert delivery.deliver(second.pk) == Status.SENT
     assert len(mail.outbox) == 1
     # Another game's mail is not held back by this one.
     other = start_game(users[0], users[1:], options={"players": 4})
     note = Notification.objects.get(game=other, kind="your_turn")
-    assert notifications.deliver(note.pk) == Status.SENT
+    assert delivery.deliver(note.pk) == Status.SENT
 
 
 def test_folding_counts_the_messages_it_absorbs(users):
@@ -238,7 +238,7 @@ def test_folding_counts_the_messages_it_absorbs(users):
     pending = PendingDecision.objects.get(game=game)
     Notification.objects.update(context={"pending": pending.pk, "decision": "turn",
                                          "deadline": pending.deadline.isoformat()})
-    assert notifications.deliver(rows[0].pk) == Status.SENT
+    assert delivery.deliver(rows[0].pk) == Status.SENT
     (message,) = mail.outbox
     assert "2 more decisions" in message.body
     assert set(Notification.objects.filter(folded_into=rows[0]).values_list(
@@ -250,13 +250,13 @@ def test_the_reminder_goes_at_80_percent_once_and_not_after_an_answer(
     game = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 1000})
     row = PendingDecision.objects.get(game=game)
     assert 790 <= (row.remind_at - row.created_at).total_seconds() <= 810
-    assert notifications.queue_reminders() == 0
+    assert outbox.queue_reminders() == 0
     queued = []
     monkeypatch.setattr(tasks.deliver_queued, "apply_async",
                         lambda args, **kwargs: queued.append(args[0]))
     with later(14), django_capture_on_commit_callbacks(execute=True):
-        assert notifications.queue_reminders() == 1
-        assert notifications.queue_reminders() == 0
+        assert outbox.queue_reminders() == 1
+        assert outbox.queue_reminders() == 0
     assert queued == []  # the sweep that wrote it delivers it next
     reminder = Notification.objects.get(kind="reminder")
     assert reminder.user_id == row.user_id
@@ -264,19 +264,19 @@ def test_the_reminder_goes_at_80_percent_once_and_not_after_an_answer(
         assert tasks.sweep()["delivered"] >= 1
     reminder.refresh_from_db()
     assert reminder.status == Status.SENT
-    assert notifications.deliver(reminder.pk) == "not due"
+    assert delivery.deliver(reminder.pk) == "not due"
     assert any("deadline is near" in m.subject and m.to == [users[row.player].email]
                for m in mail.outbox)
     # Answered before the reminder went out: it is skipped.
     game2 = start_game(users[0], users[1:], options={"players": 4, "move_timeout": 1000})
     row = PendingDecision.objects.get(game=game2)
     with later(14):
-        assert notifications.queue_reminders() == 1
+        assert outbox.queue_reminders() == 1
     reminder = Notification.objects.get(kind="reminder", game=game2)
     services.submit_move(game2.pk, {"type": "exchange", "target": (row.player + 1) % 4,
                                     "swap": False}, user=users[row.player])
     with later(14.5):
-        assert notifications.deliver(reminder.pk) == Status.SKIPPED
+        assert delivery.deliver(reminder.pk) == Status.SKIPPED
 
 
 def test_mails_speak_the_users_language_and_carry_links(users):
@@ -284,7 +284,7 @@ def test_mails_speak_the_users_language_and_carry_links(users):
     users[0].save()
     game = start_game(users[0], users[1:], options={"players": 4})
     for note in Notification.objects.filter(kind="started"):
-        assert notifications.deliver(note.pk) == Status.SENT
+        assert delivery.deliver(note.pk) == Status.SENT
     french = next(m for m in mail.outbox if m.to == [users[0].email])
     english = next(m for m in mail.outbox if m.to == [users[1].email])
     assert "a commencé" in french.subject and "has started" in english.subject
@@ -316,7 +316,7 @@ def test_no_mail_shows_a_card_beyond_its_readers_view(users):
 
 def test_unsubscribe_is_signed_and_one_click(users):
     user = users[0]
-    token = notifications.unsubscribe_token(user)
+    token = unsubscribe.unsubscribe_token(user)
     browser = Client()
     page = browser.get(f"/notifications/unsubscribe/{token}/")
     assert page.status_code == 200 and b"<form" in page.content
@@ -329,7 +329,7 @@ def test_unsubscribe_is_signed_and_one_click(users):
     assert not user.notify_email
     tampered = browser.post(f"/notifications/unsubscribe/{token[:-2]}xx/")
     assert tampered.status_code == 400
-    other = notifications.unsubscribe_token(users[1])
+    other = unsubscribe.unsubscribe_token(users[1])
     forged = other.replace(other.split(":")[0], token.split(":")[0])
     assert browser.post(f"/notifications/unsubscribe/{forged}/").status_code == 400
     users[1].refresh_from_db()
@@ -398,7 +398,7 @@ def test_with_the_broker_down_moves_still_go_through_and_the_sweep_delivers_late
     assert pending.count() >= 5
     monkeypatch.undo()
     count = pending.count()
-    assert notifications.deliver_due() == count
+    assert delivery.deliver_due() == count
     assert not Notification.objects.filter(status=Status.PENDING).exists()
     assert len(mail.outbox) >= 5
 
@@ -421,16 +421,16 @@ def test_a_worker_killed_during_delivery_sends_again_later_with_the_same_message
 
     monkeypatch.setattr("django.core.mail.EmailMultiAlternatives.send", dies)
     with pytest.raises(Killed):
-        notifications.deliver(note.pk)
+        delivery.deliver(note.pk)
     monkeypatch.undo()
     note.refresh_from_db()
     assert note.status == Status.SENDING
     assert tasks.deliver_notification(note.pk) == "not due"
-    notifications.deliver_due()
+    delivery.deliver_due()
     note.refresh_from_db()
     assert note.status == Status.SENDING  # not yet: the send may still be under way
     with later(30):
-        notifications.deliver_due()
+        delivery.deliver_due()
     note.refresh_from_db()
     assert note.status == Status.SENT and note.interrupted == 1
     sent = [m for m in mail.outbox if m.to == [note.user.email] and "turn" in m.subject.lower()]

@@ -32,7 +32,7 @@ from games.models import (
     PendingDecision,
     Seat,
 )
-from games.notify import notifications
+from games.notify import delivery
 
 from .factories import UserFactory
 from .helpers import start_game
@@ -52,7 +52,7 @@ def _mail(settings):
 def deliver() -> None:
     """Every message due, the ten-minute folding of decision mails passed over."""
     for _ in range(5):
-        if not notifications.deliver_batch(now=timezone.now() + dt.timedelta(hours=1)):
+        if not delivery.deliver_batch(now=timezone.now() + dt.timedelta(hours=1)):
             return
 
 

@@ -243,7 +243,7 @@ def test_its_mails_word_each_decision_and_show_no_card(users, settings):
 
     from games.core import services
     from games.models import Notification
-    from games.notify import notifications
+    from games.notify import delivery
     from games.shadow_house.display import TITLES
     from tests.web.test_shadow_pages import box_order
 
@@ -262,7 +262,7 @@ def test_its_mails_word_each_decision_and_show_no_card(users, settings):
     kinds = set(Notification.objects.filter(game=game).values_list("kind", "context__decision"))
     assert ("your_turn", "turn") in kinds and ("challenge", "give") in kinds
     for pk in Notification.objects.filter(status="pending").values_list("pk", flat=True):
-        notifications.deliver(pk)
+        delivery.deliver(pk)
     subjects = [m.subject for m in mail.outbox]
     assert any(s.startswith("[Shadow House Mascarade] A card to choose in the game created by")
                for s in subjects), subjects

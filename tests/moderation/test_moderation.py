@@ -359,8 +359,7 @@ def test_moderation_mails_go_through_the_outbox_and_are_retried(moderator, game,
     from django.test import TestCase
 
     from games.models import Notification
-    from games.notify import notifications
-
+    from games.notify import delivery
     players[1].language = "fr"
     players[1].save(update_fields=["language"])
     real_send = EmailMultiAlternatives.send
@@ -378,12 +377,12 @@ def test_moderation_mails_go_through_the_outbox_and_are_retried(moderator, game,
     assert mail.outbox == []
     monkeypatch.setattr(EmailMultiAlternatives, "send", real_send)
     rows.update(next_attempt_at=game.created_at)  # due again
-    notifications.deliver_due()
+    delivery.deliver_due()
     assert {row.status for row in rows.all()} == {"sent"}
     french = next(m for m in mail.outbox if m.to == [players[1].email])
     assert "cheating ring" in french.body and "Motif" in french.body
     # A second delivery run sends nothing more.
-    notifications.deliver_due()
+    delivery.deliver_due()
     told = [m for m in mail.outbox if "cheating ring" in m.body]
     assert sorted(m.to[0] for m in told) == sorted(p.email for p in players)
 

@@ -10,7 +10,7 @@ from django.utils.crypto import salted_hmac
 
 from games.mail import outgoing
 from games.models import MailPlay
-from games.notify import notifications
+from games.notify import unsubscribe
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 
@@ -21,7 +21,7 @@ def test_an_unsubscribe_link_signed_before_the_move_still_unsubscribes():
     user = UserFactory()
     token = signing.dumps({"u": user.pk}, salt="games.notifications.unsubscribe",
                           compress=True)
-    assert notifications.unsubscribe_target(token) == (user, notifications.ALL_MAIL)
+    assert unsubscribe.unsubscribe_target(token) == (user, unsubscribe.ALL_MAIL)
 
 
 def test_a_reply_address_signed_before_the_move_still_verifies(settings):

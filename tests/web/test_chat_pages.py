@@ -20,7 +20,7 @@ from accounts.models import ChatMute
 from games.core import catalog, selectors, services
 from games.core.services import chat as chat_service
 from games.models import ChatHide, ChatMessage, Game
-from games.notify import notifications
+from games.notify import unsubscribe
 from moderation.models import Report
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
@@ -270,13 +270,13 @@ def test_the_profile_switches_the_digest(users):
 
 def test_the_digests_unsubscribe_link_stops_the_digest_only(users):
     user = users[0]
-    token = notifications.unsubscribe_token(user, notifications.CHAT_DIGEST)
+    token = unsubscribe.unsubscribe_token(user, unsubscribe.CHAT_DIGEST)
     answer = Client().get(f"/notifications/unsubscribe/{token}/")
     assert answer.status_code == 200 and b"chat digest" in answer.content
     Client().post(f"/notifications/unsubscribe/{token}/")
     user.refresh_from_db()
     assert user.notify_chat_digest is False and user.notify_email is True
-    everything = notifications.unsubscribe_token(user)
+    everything = unsubscribe.unsubscribe_token(user)
     Client().post(f"/notifications/unsubscribe/{everything}/")
     user.refresh_from_db()
     assert user.notify_email is False

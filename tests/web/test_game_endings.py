@@ -13,7 +13,7 @@ from django.test import Client
 from games.core import selectors, services
 from games.core.catalog import get_game
 from games.models import Game, Notification, PendingDecision, Seat
-from games.notify import notifications
+from games.notify import delivery
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 
@@ -57,7 +57,7 @@ def test_a_mascarade_ending_says_why_and_ranks_the_players(seed, settings):
     assert {int(r) for r, _n, _c in ranks[:len(winners)]} == {1}
     for pk in Notification.objects.filter(kind="ended", status="pending").values_list(
             "pk", flat=True):
-        notifications.deliver(pk)
+        delivery.deliver(pk)
     ended = [m for m in mail.outbox if "is over" in m.subject]
     assert ended and all(why.group(1).replace("&#x27;", "'") in m.body for m in ended)
     assert all(re.search(r"^1\. ", m.body, re.M) for m in ended)

@@ -10,7 +10,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from games.models import Notification
-from games.notify import notifications
+from games.notify import messages
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 
@@ -49,7 +49,7 @@ def test_a_decision_mail_reads_well_on_a_phone():
     users = [UserFactory() for _ in range(4)]
     game = start_game(users[0], users[1:], options={"players": 4})
     note = Notification.objects.filter(game=game, kind="your_turn").first()
-    message = notifications.build_email(note)
+    message = messages.build_email(note)
     assert message.body.strip()  # the plain-text alternative
     html, kind = message.alternatives[0]
     assert kind == "text/html"

@@ -1,0 +1,288 @@
+"""What a mail says: its subject, its lines, the table and the moves a player may answer with
+(:mod:`games.mail.outgoing`), in its user's language, as text and HTML, with a link to the game
+and a one-click unsubscribe link (also in the ``List-Unsubscribe`` header)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import zoneinfo
+from collections import defaultdict
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import dateformat, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from games.core import catalog, selectors
+from games.core.kit import GameKit
+from games.models import ChatMessage, Notification
+from games.notify.digests import DIGEST_QUOTED
+from games.notify.outbox import DECISION_KINDS, Kind
+from games.notify.unsubscribe import ALL_MAIL, CHAT_DIGEST, unsubscribe_token
+
+logger = logging.getLogger(__name__)
+
+def digest_sections(note: Notification) -> list[dict[str, Any]]:
+    """What a chat digest says, read when it is sent: per game, its name, link, how many
+    messages and the latest of them, without those hidden or muted since it was written."""
+    games = note.context.get("games") or {}
+    wanted = [pk for entry in games.values() for pk in entry.get("ids", [])]
+    if not wanted:
+        return []
+    by_game: dict[str, list[ChatMessage]] = defaultdict(list)
+    visible = (ChatMessage.objects.filter(pk__in=wanted, hide__isnull=True)
+               .exclude(author_id__in=note.user.chat_mutes.values("muted_id"))
+               .select_related("author", "game", "game__created_by").order_by("id"))
+    for message in visible:
+        by_game[str(message.game_id)].append(message)
+    try:
+        zone = zoneinfo.ZoneInfo(note.user.timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = zoneinfo.ZoneInfo("UTC")
+    sections = []
+    for game_id, messages in by_game.items():
+        game = messages[0].game
+        kit = catalog.find_kit(game.kind)
+        creator = game.created_by.username if game.created_by_id else "?"
+        count = games[game_id].get("count", len(messages)) - (
+            len(games[game_id].get("ids", [])) - len(messages))
+        quoted = messages[-DIGEST_QUOTED:]
+        lines = []
+        for message in quoted:
+            payload = selectors.chat_payload(message, kit)
+            text = message.text
+            if payload["source_label"]:
+                text = f"{payload['source_label']}: {text}"
+            when = dateformat.format(message.created_at.astimezone(zone), "D H:i")
+            lines.append({"who": payload["player"] or "?", "when": when, "text": text})
+        sections.append({
+            "title": _("%(name)s, the game created by %(creator)s") % {
+                "name": kit.name if kit else game.kind, "creator": creator},
+            "url": game_url(game.pk), "count": count, "lines": lines,
+            "more": max(0, count - len(quoted))})
+    return sections
+
+
+def game_url(game_id) -> str:
+    return f"{settings.SITE_URL}/games/{game_id}/"
+
+
+def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[str, list[str]]:
+    game = note.game
+    kit = catalog.find_kit(game.kind) if game else None
+    creator = game.created_by.username if game and game.created_by_id else "?"
+    label = _("the game created by %(creator)s") % {"creator": creator}
+    ctx = note.context
+    deadline = ""
+    if ctx.get("deadline"):
+        when = dt.datetime.fromisoformat(ctx["deadline"])
+        try:
+            when = when.astimezone(zoneinfo.ZoneInfo(note.user.timezone))
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            logger.warning("user %s has an unknown time zone %r", note.user_id,
+                           note.user.timezone)
+        deadline = when.strftime("%Y-%m-%d %H:%M %Z")
+    if note.kind in DECISION_KINDS:
+        _kind, subject, line = (kit or GameKit()).decision_mail(ctx.get("decision", ""))
+        subject = str(subject) % {"game": label}
+        lines = [str(line) % {"game": label}]
+    elif note.kind == Kind.REMINDER:
+        subject = _("Your deadline is near in %(game)s") % {"game": label}
+        lines = [_("You have not decided yet; the deadline is near.")]
+    elif note.kind == Kind.STARTED:
+        subject = _("%(game)s has started") % {"game": label.capitalize()}
+        lines = [_("Every seat is taken: the game has started.")]
+    elif note.kind == Kind.ENDED:
+        winners = ", ".join(str(w) for w in ctx.get("winners", []))
+        subject = _("%(game)s is over") % {"game": label.capitalize()}
+        lines = [_("You won!") if ctx.get("won") else _("The game is over."),
+                 *(_ending_lines(note) or [_("Winners: %(winners)s.") % {
+                     "winners": winners or "—"}])]
+    elif note.kind == Kind.MAIL_REPLY:
+        subject, lines = _reply_lines(note, label)
+    elif note.kind == Kind.MODERATION:
+        subject = _(ctx.get("subject", ""))
+        lines = [_(ctx.get("body", "")) % ctx.get("params", {})]
+    elif note.kind == Kind.WEBHOOK_DISABLED:
+        subject, lines = _webhook_disabled_lines(ctx)
+    else:  # absent
+        subject = _("You were marked absent in %(game)s") % {"game": label}
+        lines = [_("Several of your deadlines passed in a row, so your seat was marked absent.")]
+        if ctx.get("policy") == "bot":
+            lines.append(_("A bot plays for you until you make a move again."))
+    if deadline and note.kind in (*DECISION_KINDS, Kind.REMINDER):
+        lines.append(_("Deadline: %(deadline)s.") % {"deadline": deadline})
+    if folded:
+        lines.append(ngettext("(%(count)d more decision awaited you in this game meanwhile.)",
+                              "(%(count)d more decisions awaited you in this game meanwhile.)",
+                              len(folded)) % {"count": len(folded)})
+    # The game's name, or the site's for a mail about no game.
+    return f"[{kit.name if kit else _('Mascarade Online')}] {subject}", lines
+
+
+def _webhook_disabled_lines(ctx: dict[str, Any]) -> tuple[str, list[str]]:
+    """What the owner of a webhook endpoint turned off is told (``webhook_disabled``)."""
+    path = f"/api/v1/me/webhooks/{ctx.get('webhook')}/"
+    count = ctx.get("failures", 0)
+    return _("Your webhook endpoint was turned off"), [
+        ngettext("We turned off your webhook endpoint %(url)s after %(count)d failed attempt "
+                 "in a row.",
+                 "We turned off your webhook endpoint %(url)s after %(count)d failed attempts "
+                 "in a row.", count) % {"url": ctx.get("url", "?"), "count": count},
+        _("The last one: %(error)s") % {"error": ctx.get("error") or "—"},
+        _("Nothing is posted to it any more, and the events it missed will not be sent again. "
+          "Once it works, turn it back on through the API: PATCH %(url)s with "
+          "{\"active\": true}; POST %(url)sping/ then checks that it answers.") % {
+            "url": settings.SITE_URL + path},
+    ]
+
+
+def _reply_lines(note: Notification, label: str) -> tuple[str, list[str]]:
+    """What an answer to a player's mail says of it (``games.mail.receive``)."""
+    from games.models import InboundMessage
+
+    Inbound = InboundMessage.Status
+    inbound = InboundMessage.objects.filter(pk=note.context.get("inbound")).first()
+    if inbound is None:
+        return _("About your mail in %(game)s") % {"game": label}, []
+    subject = inbound.subject or _("Your mail in %(game)s") % {"game": label}
+    if not subject.lower().startswith("re:"):
+        subject = "Re: " + subject
+    command = inbound.command
+    if inbound.status == Inbound.PLAYED:
+        sentences = _move_sentences(note, inbound.move_seq)
+        lines = [_("Your move is played: %(move)s.") % {"move": sentences[0]}, *sentences[1:]]
+    elif inbound.status == Inbound.STALE:
+        lines = [_("The game moved on since the mail you answered: “%(command)s” was not "
+                   "played. Here is the game now.") % {"command": command}]
+    elif inbound.status == Inbound.ILLEGAL:
+        lines = [_("“%(command)s” cannot be played now: %(why)s") % {
+            "command": command, "why": inbound.detail}]
+    elif inbound.status == Inbound.WORD:
+        lines = _word_lines(inbound.detail)
+    elif inbound.detail == "empty":
+        lines = [_("Your mail was read, but no command was found in it: write the number or "
+                   "the command of your move on the first line of your answer.")]
+    elif inbound.detail == "out_of_range":
+        lines = [_("“%(command)s” is not the number of a move listed below.") % {
+            "command": command}]
+    elif inbound.detail == "ambiguous":
+        lines = [_("“%(command)s” could be several of the moves below: write its number.") % {
+            "command": command}]
+    else:
+        lines = [_("“%(command)s” is not one of the commands below: write the number or the "
+                   "command of your move on the first line of your answer.") % {
+            "command": command}]
+    return subject, lines
+
+
+def _ending_lines(note: Notification) -> list[str]:
+    """Why the game ended and its final ranking, as its kit says them to this reader."""
+    if note.game is None:
+        return []
+    from games.mail.outgoing import names_and_board
+
+    _names, board, _payload = names_and_board(note.game, note.user)
+    if board is None or board.state.get("phase") != "over":
+        return []
+    return [str(line) for line in catalog.get_kit(note.game.kind).ending_lines(board)]
+
+
+def _word_lines(word: str) -> list[str]:
+    """The answer to a table word sent by mail (``help``, ``status``, ``pause``...)."""
+    if ":" in word:  # the word was refused: its reason
+        return [word.split(":", 1)[1].strip()]
+    return [{
+        "help": _("To play by mail, answer a mail of the game with the number or the command of "
+                  "your move on the first line (in English or French). Other words: “status” "
+                  "(the table now), “pause” (ask for a pause), “back” (you are back from an "
+                  "absence), “mute” (no more mails about this game; answers to your mails still "
+                  "come), “help”."),
+        "status": _("The table now:"),
+        "pause": _("You asked for a pause: the game pauses when every player asks for it."),
+        "back": _("Welcome back: your seat is yours again."),
+        "mute": _("This game's emails are off; answers to your mails still come. Switch them "
+                  "on again on the game's page."),
+    }.get(word, word)]
+
+
+def _move_sentences(note: Notification, seq: int | None) -> list[str]:
+    """The move ``seq`` as its command, then the history's sentences of it, as the mail's
+    reader saw it."""
+    from games.core.kit import history_lines
+    from games.models import MoveRecord
+
+    record = MoveRecord.objects.filter(game_id=note.game_id, seq=seq or 0).first()
+    if record is None:
+        return ["?"]
+    kit = catalog.get_kit(note.game.kind)
+    loaded = selectors.load_for_viewer(note.game, note.user)
+    events = selectors.events_payload(loaded, note.user, seq - 1, limit=1)["results"]
+    names = {seat["seat"]: seat["player"] for seat in
+             (selectors.game_payload(loaded, note.user)["state"] or {}).get("seats", [])}
+    lines = history_lines(kit, [e for e in events if e.get("seq") == seq], names,
+                          selectors.stand_ins(loaded, seq - 1, seq))
+    return [kit.command_words(record.payload, names),
+            *(f"{line['text']} ({line['by']})" if line["by"] else line["text"]
+              for line in lines)]
+
+
+#: Mails about a game that list its player's moves, with a reply address to play them.
+PLAYABLE_KINDS = (*DECISION_KINDS, Kind.REMINDER, Kind.MAIL_REPLY)
+
+
+def build_email(note: Notification, folded: list[Notification] | None = None
+                ) -> EmailMultiAlternatives:
+    """The message for ``note``, in its user's language, text and HTML, with a link to the game
+    and a one-click signed unsubscribe link (also in the ``List-Unsubscribe`` header)."""
+    user = note.user
+    digest = note.kind == Kind.CHAT_DIGEST
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        if digest:
+            sections = digest_sections(note)
+            subject = f"[{_('Mascarade Online')}] {_('New messages at your tables')}"
+            lines: list[str] = []
+        else:
+            sections = []
+            subject, lines = _subject_and_lines(note, folded or [])
+        listing = None
+        if note.kind in PLAYABLE_KINDS and note.game_id is not None:
+            from games.mail.outgoing import listing as new_listing
+
+            listing = new_listing(note.game, user)
+        unsubscribe = settings.SITE_URL + reverse("unsubscribe", args=[unsubscribe_token(
+            user, CHAT_DIGEST if digest else ALL_MAIL)])
+        context: dict[str, Any] = {
+            "user": user, "lines": lines, "subject": subject, "sections": sections,
+            "game_url": game_url(note.game_id) if note.game_id else settings.SITE_URL + "/",
+            "profile_url": settings.SITE_URL + reverse("profile"),
+            "unsubscribe_url": unsubscribe, "listing": listing,
+        }
+        name = "email/chat_digest" if digest else "email/notification"
+        text = render_to_string(f"{name}.txt", context)
+        html = render_to_string(f"{name}.html", context)
+    domain = settings.SITE_URL.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+    message = EmailMultiAlternatives(
+        subject=subject, body=text, to=[user.email],
+        headers={"Auto-Submitted": "auto-generated",
+                 "List-Unsubscribe": f"<{unsubscribe}>",
+                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+                 "Message-ID": f"<{note.dedupe_key.replace(':', '.')}@{domain}>"})
+    if listing is not None:
+        message.reply_to = [listing.reply_to]
+    if note.kind == Kind.MAIL_REPLY:
+        from games.models import InboundMessage
+
+        answered = (InboundMessage.objects.filter(pk=note.context.get("inbound"))
+                    .values_list("message_id", flat=True).first())
+        if answered:
+            message.extra_headers["In-Reply-To"] = f"<{answered}>"
+            message.extra_headers["References"] = f"<{answered}>"
+        message.extra_headers["Auto-Submitted"] = "auto-replied"
+    message.attach_alternative(html, "text/html")
+    return message

@@ -1,0 +1,170 @@
+"""The notification outbox: whatever causes a message (a decision now awaited, a game started
+or ended, a seat marked absent, a deadline getting near, a moderator's action, a mail answered)
+writes a :class:`~games.models.Notification` row *in the same transaction*: rolled back with it,
+committed with it. Each row has a unique ``dedupe_key`` (one message per cause). After the commit
+a Celery task is asked to deliver it (:mod:`games.notify.delivery`); if the broker is down the
+row waits and the periodic sweep delivers it later. Decision mails, which nearly every move
+writes, are left to the sweep (every ``SWEEP_SECONDS``): no task per move, and one sweep delivers
+(or folds) all those a busy minute wrote; so are the reminders, which the sweep itself writes
+just before.
+
+What a message says comes from public facts only (the game's players, the kind of decision, its
+deadline, the winners): never a card. The write path's events reach these functions through
+:mod:`games.notify.subscribers`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.core import catalog, dispatch
+from games.models import Game, Notification, PendingDecision, Seat
+
+logger = logging.getLogger(__name__)
+
+Kind = Notification.Kind
+
+
+Status = Notification.Status
+
+
+DECISION_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGE, Kind.POWER)
+
+
+def _queue(rows: list[Notification], enqueue: bool = True) -> list[Notification]:
+    """Insert (skipping causes already queued) and, with ``enqueue``, ask a worker for their
+    delivery once committed (without, the sweep delivers them)."""
+    if not rows:
+        return []
+    created = Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    if enqueue:
+        dispatch.deliver([row.dedupe_key for row in created])
+    return created
+
+
+def _decision_kind(game_kind: str, decision: str) -> str:
+    """The mail kind of a decision, as the game's kit says (``GameKit.decision_mail``)."""
+    kind = catalog.get_kit(game_kind).decision_mail(decision)[0]
+    return kind if kind in DECISION_KINDS else Kind.YOUR_TURN
+
+
+def _wants_mail(seat: Seat | None) -> bool:
+    """A player who switched email off, or muted this game, gets no message written at all."""
+    return (seat is not None and seat.user_id is not None and not seat.muted
+            and seat.user.notify_email)
+
+
+def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
+                   ) -> list[Notification]:
+    """The messages of new decisions awaited from human players, in several games, not yet
+    written. A message names its decision by game, player and ``seq`` (the seq at which it was
+    first awaited: a decision kept from move to move keeps it, one replaced gets a new one),
+    which is also its ``dedupe_key``: written once, whatever the transaction retries.
+
+    Delivered by the next sweep (within ``SWEEP_SECONDS``), not by a task of their own: a
+    move's commit queues nothing, and the sweep folds a game's decision mails in one pass."""
+    now = timezone.now()
+    notes = []
+    for game, rows, seats in games:
+        by_position = {seat.position: seat for seat in seats}
+        notes += [Notification(user_id=row.user_id, game_id=game.pk,
+                               kind=_decision_kind(game.kind, row.decision),
+                               dedupe_key=f"decision:{game.pk}:{row.player}:{row.seq}",
+                               next_attempt_at=now,
+                               context={"decision": row.decision, "player": row.player,
+                                        "deadline": row.deadline.isoformat(), "seq": row.seq})
+                  for row in rows if row.user_id is not None and not row.bot
+                  and _wants_mail(by_position.get(row.player))]
+    return notes
+
+
+def mail_reply(inbound) -> None:
+    """The answer to a player's mail that was handled (``games.mail.receive``), written in the
+    transaction that handled it: what it did, then the table and the moves again."""
+    _queue([Notification(user_id=inbound.user_id, game_id=inbound.game_id, kind=Kind.MAIL_REPLY,
+                         dedupe_key=f"mail_reply:{inbound.pk}", next_attempt_at=timezone.now(),
+                         context={"inbound": inbound.pk})])
+
+
+def game_started(game: Game, seats: list[Seat]) -> None:
+    now = timezone.now()
+    _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.STARTED,
+                         dedupe_key=f"started:{game.pk}:{seat.user_id}", next_attempt_at=now)
+            for seat in seats if seat.user_id is not None])
+
+
+def game_ended(game: Game, seats: list[Seat]) -> None:
+    now = timezone.now()
+    names = {seat.position: seat.name for seat in seats}
+    winners = [names.get(position, position) for position in game.winners or []]
+    _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.ENDED,
+                         dedupe_key=f"ended:{game.pk}:{seat.user_id}", next_attempt_at=now,
+                         context={"winners": winners,
+                                  "won": seat.position in (game.winners or [])})
+            for seat in seats if seat.user_id is not None])
+
+
+def marked_absent(game: Game, seat: Seat) -> None:
+    if seat.user_id is None:
+        return
+    _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.ABSENT,
+                         dedupe_key=f"absent:{game.pk}:{seat.position}:{game.seq}",
+                         next_attempt_at=timezone.now(),
+                         context={"policy": game.options.get("absent_policy", "bot")})])
+
+
+def moderation_message(users, subject: str, body: str, *, cause: str, game=None,
+                       **params: Any) -> None:
+    """A moderator's action told to ``users`` (a seat given away, a game aborted, an account
+    suspended…): through the outbox like every message (retries, no mail sent inside a web
+    request), in each recipient's language at delivery: ``subject`` and ``body`` are messages
+    marked with ``gettext_noop``, ``params`` fill ``body``'s ``%(name)s``. ``cause`` makes each
+    recipient's message unique (``"log:<id>"``). Sent whatever the recipient's notification
+    preferences: it is about their account or their seat, not a game's news."""
+    now = timezone.now()
+    _queue([Notification(user_id=user.pk, game_id=getattr(game, "pk", game),
+                         kind=Kind.MODERATION, dedupe_key=f"moderation:{cause}:{user.pk}",
+                         next_attempt_at=now,
+                         context={"subject": subject, "body": body, "params": params})
+            for user in users if user is not None])
+
+
+def webhook_disabled(endpoint) -> None:
+    """The owner of a webhook endpoint the site turned off (too many failed attempts in a row)
+    is told which one, why (its last error), and how to turn it on again; in the transaction
+    that turned it off. Sent whatever their notification preferences: it is about their
+    account."""
+    disabled = endpoint.disabled_at or timezone.now()
+    _queue([Notification(user_id=endpoint.user_id, kind=Kind.WEBHOOK_DISABLED,
+                         dedupe_key=f"webhook_disabled:{endpoint.pk}:{disabled.timestamp():.0f}",
+                         next_attempt_at=timezone.now(),
+                         context={"webhook": endpoint.pk, "url": endpoint.url,
+                                  "error": endpoint.last_error,
+                                  "failures": endpoint.failures_in_row})])
+
+
+def queue_reminders(now: dt.datetime | None = None, limit: int = 500) -> int:
+    """"A deadline is near" for decisions at 80% of their time, once per decision (the row's
+    ``remind_at`` is cleared); a decision already answered has no row left, so no reminder.
+    The sweep calls it just before delivering what is due: no task of their own."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        # (of=self: the rows only, not the joined games, which moves would wait for)
+        rows = list(PendingDecision.objects.select_for_update(skip_locked=True, of=("self",))
+                    .filter(remind_at__lte=now, remaining__isnull=True, bot=False,
+                            user__isnull=False, game__status=Game.Status.ACTIVE)
+                    .order_by("remind_at")[:limit])
+        if not rows:
+            return 0
+        _queue([Notification(user_id=row.user_id, game_id=row.game_id, kind=Kind.REMINDER,
+                             dedupe_key=f"reminder:{row.pk}", next_attempt_at=now,
+                             context={"decision": row.decision, "pending": row.pk,
+                                      "deadline": row.deadline.isoformat()})
+                for row in rows], enqueue=False)
+        PendingDecision.objects.filter(pk__in=[row.pk for row in rows]).update(remind_at=None)
+    return len(rows)
