@@ -40,6 +40,7 @@ from django.utils.translation import gettext as _
 from games.core import deadlines, events, selectors
 from games.core.catalog import get_game, get_kit
 from games.core.errors import GameNotActive, Invalid, NotFound, StaleSeq
+from games.core.services import statements
 from games.core.services.table_actions import action as table_action
 from games.core.services.table_actions import bot_plays, occupant
 from games.engine.table import apply_table, is_table_move
@@ -306,12 +307,21 @@ def commit_many(tables: list[Table]) -> list[Table]:
         return tables
     now = tables[0].now
     new, stale = _match_pending(tables, now)
-    MoveRecord.objects.bulk_create([record for table in tables for record in table.records])
+    writes = statements.Writes(records=[record for table in tables for record in table.records])
+    writes.snapshots = _snapshots(tables)
+    games = _games(tables, now)
+    if len(games) == 1:
+        writes.games = games
+    else:  # (the sweep's burst: one UPDATE for them all, whatever their number)
+        Game.objects.bulk_update([game for game, _names in games],
+                                 sorted({name for _game, names in games for name in names}))
+    _pending(tables, writes, new, stale)
+    statements.write(writes)
+    for table, row, _seat in new:
+        table.created.append(row)
     ChatMessage.objects.bulk_create([line for table in tables for line in table.chat])
-    _write_snapshots(tables)
     _write_seats(tables)
-    _write_games(tables, now)
-    _write_pending(tables, new, stale)
+    _write_changed_rows(tables, {row.pk for row in stale})
     for table in tables:
         if table.started:
             events.publish(events.GameStarted(game=table.game, seats=table.seats))
@@ -352,9 +362,9 @@ def finish(tables: list[Table]) -> None:
         table.movers = set()
 
 
-def _write_snapshots(tables: list[Table]) -> None:
-    """The rules' state at each game's new seq: upserted where a move changed it; where only
-    table moves were appended, the current snapshot's seq follows (the state did not
+def _snapshots(tables: list[Table]) -> list[Snapshot]:
+    """The rules' state at each game's new seq, to upsert where a move changed it; where only
+    table moves were appended, the current snapshot's seq follows now (the state did not
     change)."""
     changed = [table for table in tables if table.state_changed or table.started]
     for table in tables:
@@ -365,13 +375,9 @@ def _write_snapshots(tables: list[Table]) -> None:
         cached = selectors.cached_snapshot(table.game)
         if cached is not None and cached.seq == before:
             cached.seq = table.game.seq
-    if changed:
-        Snapshot.objects.bulk_create(
-            [Snapshot(game_id=table.game.pk, seq=table.game.seq,
-                      state=get_game(table.game.kind).to_json(table.state), updated_at=table.now)
-             for table in changed],
-            update_conflicts=True, unique_fields=["game"],
-            update_fields=["seq", "state", "updated_at"])
+    return [Snapshot(game_id=table.game.pk, seq=table.game.seq,
+                     state=get_game(table.game.kind).to_json(table.state), updated_at=table.now)
+            for table in changed]
 
 
 def _write_seats(tables: list[Table]) -> None:
@@ -386,19 +392,21 @@ def _write_seats(tables: list[Table]) -> None:
         Seat.objects.bulk_update(seats, list(names))
 
 
-def _write_games(tables: list[Table], now: dt.datetime) -> None:
-    """The games' rows: their new ``seq``, ``version``, ``updated_at`` and what the steps
+def _games(tables: list[Table], now: dt.datetime) -> list[tuple[Game, list[str]]]:
+    """Each game's row: its new ``seq``, ``version``, ``updated_at`` and what the steps
     changed."""
-    fields = {"seq", "version", "updated_at"}
+    out = []
     for table in tables:
-        table.game.version += 1
-        table.game.updated_at = now
-        fields |= table.game_fields
+        game = table.game
+        game.version += 1
+        game.updated_at = now
+        fields = {"seq", "version", "updated_at", *table.game_fields}
         table_seqs = [record.seq for record in table.records if is_table_move(record.payload)]
         if table_seqs:
-            table.game.table_seqs = [*(table.game.table_seqs or []), *table_seqs]
+            game.table_seqs = [*(game.table_seqs or []), *table_seqs]
             fields.add("table_seqs")
-    Game.objects.bulk_update([table.game for table in tables], sorted(fields))
+        out.append((game, sorted(fields)))
+    return out
 
 
 NewRows = list[tuple[Table, PendingDecision, Seat]]
@@ -465,14 +473,24 @@ def _match_pending(tables: list[Table], now: dt.datetime
     return new, stale
 
 
-def _write_pending(tables: list[Table], new: NewRows, stale: list[PendingDecision]) -> None:
-    """The rows that go deleted, the new ones inserted (with their keys, which the webhooks'
-    deliveries name), and the rows table actions changed in place (one UPDATE per shape of
-    change)."""
-    if stale:
-        PendingDecision.objects.filter(pk__in=[row.pk for row in stale]).delete()
-    PendingDecision.objects.bulk_create([row for _table, row, _seat in new])
-    gone = {row.pk for row in stale}
+def _pending(tables: list[Table], writes: statements.Writes, new: NewRows,
+             stale: list[PendingDecision]) -> None:
+    """The rows that go and the new ones, to write with the commit's statement. A new row that
+    takes the place of one that goes (the same player of the same game: a player's decision
+    replaced by another) may not be written in the same statement as its deletion (its parts
+    run in no set order, and the two rows would collide on ``pending_unique_player``): those
+    that go are then deleted now, on their own."""
+    writes.new = [row for _table, row, _seat in new]
+    gone = [row.pk for row in stale]
+    if gone and ({(row.game_id, row.player) for row in writes.new}
+                 & {(row.game_id, row.player) for row in stale}):
+        PendingDecision.objects.filter(pk__in=gone).delete()
+    else:
+        writes.gone = gone
+
+
+def _write_changed_rows(tables: list[Table], gone: set[int]) -> None:
+    """The pending rows table actions changed in place: one UPDATE per shape of change."""
     by_fields: dict[tuple[str, ...], list[PendingDecision]] = {}
     for table in tables:
         for row in table.pending:
@@ -481,5 +499,3 @@ def _write_pending(tables: list[Table], new: NewRows, stale: list[PendingDecisio
                 by_fields.setdefault(tuple(sorted(names)), []).append(row)
     for names, rows in by_fields.items():
         PendingDecision.objects.bulk_update(rows, list(names))
-    for table, row, _seat in new:
-        table.created.append(row)
