@@ -1,7 +1,7 @@
 #!/bin/sh
 # The web process: apply migrations as the tables' owner (DATABASE_OWNER_URL), grant the
 # application role (DB_APP_ROLE) its privileges, then serve the WSGI application with granian
-# (HTTP in Rust; README, "Load and cost") as that role (DATABASE_URL): WEB_WORKERS processes
+# (HTTP in Rust) as that role (DATABASE_URL): WEB_WORKERS processes
 # (2) of WEB_THREADS threads (2) each; client connections kept alive, an idle one closed after
 # 60 s, granian's most (longer than nginx keeps its idle connections to web, 50 s, nginx.conf:
 # nginx closes them, never web under its feet). HTTPS behind a TLS proxy:
