@@ -1,0 +1,64 @@
+"""Lists of games: the public lobby, a user's games, whose turn it is, the next deadlines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import F, Min, Q, QuerySet
+
+from games.core.selectors.loading import days, seats_with_vacations
+from games.models import Game, PendingDecision, Seat
+
+
+def public_games(status: str | None = None, kind: str | None = None) -> QuerySet[Game]:
+    qs = Game.objects.filter(private=False).select_related("created_by")
+    if status:
+        qs = qs.filter(status=status)
+    if kind:
+        qs = qs.filter(kind=kind)
+    return qs.order_by("-created_at")
+
+
+def games_of(user, status: str | None = None, my_turn: bool | None = None) -> QuerySet[Game]:
+    """The viewer's games: those awaiting them first (nearest deadline first), then the others
+    by their nearest deadline, then the most recently changed."""
+    qs = (Game.objects.filter(seats__user=user).select_related("created_by")
+          .annotate(your_deadline=Min("pending_decisions__deadline",
+                                      filter=Q(pending_decisions__user=user)),
+                    next_deadline=Min("pending_decisions__deadline")))
+    if status:
+        qs = qs.filter(status=status)
+    if my_turn is True:
+        qs = qs.filter(your_deadline__isnull=False)
+    elif my_turn is False:
+        qs = qs.filter(your_deadline__isnull=True)
+    return qs.order_by(F("your_deadline").asc(nulls_last=True),
+                       F("next_deadline").asc(nulls_last=True), "-updated_at", "id")
+
+
+def your_turn_count(user) -> int:
+    """How many games under way await ``user`` (a decision of theirs pending): one query."""
+    if user is None or not user.is_authenticated:
+        return 0
+    return (PendingDecision.objects.filter(user=user, game__status=Game.Status.ACTIVE)
+            .values("game_id").distinct().count())
+
+
+def next_deadlines(game_ids: list) -> dict[Any, Any]:
+    """The nearest deadline of each of these games (by game id; games awaiting nobody are
+    left out): one query."""
+    if not game_ids:
+        return {}
+    return dict(PendingDecision.objects.filter(game_id__in=game_ids).values("game_id")
+                .annotate(nearest=Min("deadline")).values_list("game_id", "nearest"))
+
+
+def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
+    """The seats of several games (by game id, each by position) with their users and their
+    vacations: one query."""
+    out: dict[Any, list[Seat]] = {game.pk: [] for game in games}
+    for seat in seats_with_vacations(*days()).filter(game_id__in=list(out)).order_by(
+            "game_id", "position"):
+        out[seat.game_id].append(seat)
+    return out
