@@ -121,19 +121,14 @@ def test_with_redis_down_from_the_start_nothing_fails(own_redis, caplog,
     assert "could not publish" in caplog.text
 
 
-@pytest.mark.parametrize("off", [frozenset(), frozenset({"redis_single"})])
-def test_a_redis_restarted_costs_no_throttle_nor_message(own_redis, caplog, settings, off,
-                                                         tmp_path,
+def test_a_redis_restarted_costs_no_throttle_nor_message(own_redis, caplog, tmp_path,
                                                          django_capture_on_commit_callbacks):
-    """Redis restarted (or an idle connection closed by its ``timeout``) under a thread's own
-    connection: the next command reconnects and is sent again, once (with ``redis_single``
-    off, the pool's checkout sees the socket closed and connects again); the throttles do not
-    open up, no push message is lost."""
+    """Redis restarted (or an idle connection closed by its ``timeout``) under the process's
+    pooled clients: the pool's checkout sees the socket closed and connects again; the
+    throttles do not open up, no push message is lost."""
     import redis
 
     from games.live import push
-
-    settings.PERF_OFF = off
 
     server, url = own_redis
     port = int(url.rsplit(":", 1)[1].split("/")[0])
