@@ -4,7 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from accounts import web as accounts_web
 from games.api.errors import api_not_found
-from games.web import views as games_web
+from games.web import lobby, profile
 
 from . import views
 
@@ -20,11 +20,11 @@ urlpatterns = [
     path("api/docs/contract/<str:name>", views.api_contract, name="api-contract-page"),
     # Any other path under /api/ answers a JSON 404 (whatever DEBUG says).
     re_path(r"^api/", api_not_found),
-    path("", views.home, name="home"),
+    path("", lobby.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
-    path("accounts/profile/", games_web.profile, name="profile"),
+    path("accounts/profile/", profile.profile, name="profile"),
     path("accounts/", include("allauth.urls")),
     # Inbound mail from the providers' webhooks (django-anymail; games/mail/providers.py).
     path("anymail/", include("anymail.urls")),

@@ -1,4 +1,5 @@
-"""Site-wide views: the home page and the health check."""
+"""Site-wide views, wiring only: the health check, the favicon and the API's written contract
+(the pages, the home page among them, are games.web's)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import logging
 from django.conf import settings
 from django.db import connections
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
-from django.shortcuts import render
 from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -32,25 +32,6 @@ def api_contract(request, name: str = "README.md"):
 def favicon(request):
     """/favicon.ico, which browsers ask for whatever the page links: the site's SVG icon."""
     return HttpResponseRedirect(static("favicon.svg"))
-
-
-def home(request):
-    """The games this site serves; the viewer's games awaiting them first; open games to
-    join."""
-    from games.core import catalog, selectors
-
-    mine = []
-    if request.user.is_authenticated:
-        mine = [{"game": g, "awaiting_you": g.your_deadline is not None,
-                 "kit": catalog.find_kit(g.kind)}
-                for g in selectors.games_of(request.user).exclude(
-                    status__in=["finished", "aborted"])[:10]]
-    open_games = list(selectors.public_games("open")[:10])
-    seats = selectors.seats_by_game(open_games)
-    return render(request, "home.html", {
-        "mine": mine, "kits": catalog.kits(),
-        "open_games": [{**selectors.summary_payload(g, seats[g.pk]),
-                        "kit": catalog.find_kit(g.kind)} for g in open_games]})
 
 
 def _check_database() -> str | None:

@@ -1,29 +1,29 @@
-"""The site's game pages (``/games/…``, ``/rules/``)."""
+"""The site's game pages (``/games/…``, ``/rules/``, the emails' unsubscribe links)."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from games.web import views as web
+from games.web import chat, create, lobby, rules_page, table, table_actions, unsubscribe
 
 urlpatterns = [
-    path("games/", web.lobby, name="lobby"),
-    path("games/new/", web.create, name="game-create"),
-    path("games/new/check/", web.create_check, name="game-create-check"),
-    path("games/<uuid:game_id>/", web.table, name="game"),
-    path("games/<uuid:game_id>/live/", web.live, name="game-live"),
-    path("games/<uuid:game_id>/move/", web.move, name="game-move"),
-    path("games/<uuid:game_id>/join/", web.join, name="game-join"),
-    path("games/<uuid:game_id>/leave/", web.leave, name="game-leave"),
-    path("games/<uuid:game_id>/bots/", web.bots, name="game-bots"),
-    path("games/<uuid:game_id>/back/", web.back, name="game-back"),
-    path("games/<uuid:game_id>/pause/", web.pause, name="game-pause"),
-    path("games/<uuid:game_id>/mute/", web.mute, name="game-mute"),
-    path("games/<uuid:game_id>/report/", web.report, name="game-report"),
-    path("games/<uuid:game_id>/chat/", web.chat, name="game-chat"),
-    path("games/<uuid:game_id>/chat/mute/", web.chat_mute, name="game-chat-mute"),
-    path("games/<uuid:game_id>/chat/<int:message_id>/report/", web.chat_report,
+    path("games/", lobby.lobby, name="lobby"),
+    path("games/new/", create.create, name="game-create"),
+    path("games/new/check/", create.create_check, name="game-create-check"),
+    path("games/<uuid:game_id>/", table.table, name="game"),
+    path("games/<uuid:game_id>/live/", table.live, name="game-live"),
+    path("games/<uuid:game_id>/move/", table_actions.move, name="game-move"),
+    path("games/<uuid:game_id>/join/", table_actions.join, name="game-join"),
+    path("games/<uuid:game_id>/leave/", table_actions.leave, name="game-leave"),
+    path("games/<uuid:game_id>/bots/", table_actions.bots, name="game-bots"),
+    path("games/<uuid:game_id>/back/", table_actions.back, name="game-back"),
+    path("games/<uuid:game_id>/pause/", table_actions.pause, name="game-pause"),
+    path("games/<uuid:game_id>/mute/", table_actions.mute, name="game-mute"),
+    path("games/<uuid:game_id>/report/", table_actions.report, name="game-report"),
+    path("games/<uuid:game_id>/chat/", chat.chat, name="game-chat"),
+    path("games/<uuid:game_id>/chat/mute/", chat.chat_mute, name="game-chat-mute"),
+    path("games/<uuid:game_id>/chat/<int:message_id>/report/", chat.chat_report,
          name="game-chat-report"),
-    path("rules/", web.rules, name="rules"),
-    path("notifications/unsubscribe/<str:token>/", web.unsubscribe, name="unsubscribe"),
+    path("rules/", rules_page.rules, name="rules"),
+    path("notifications/unsubscribe/<str:token>/", unsubscribe.unsubscribe, name="unsubscribe"),
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from games.core import services
-from games.web import views as web
+from games.web import table as web
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 from tests.api.streaming import asgi_server

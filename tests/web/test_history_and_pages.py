@@ -71,8 +71,7 @@ def test_the_history_says_when_a_timeout_or_a_stand_in_bot_played(users):
 
 def test_a_mail_says_when_a_timeout_played_the_move(users):
     """Issue 23.1, the mails' sentences of a move (``_move_sentences``)."""
-    from games.notify.notifications import _move_sentences
-
+    from games.notify.messages import _move_sentences
     game = start_game(users[0], users[1:], options={"players": 4})
     late = awaited(game)
     play_timeout_now(game.pk, late, actor="timeout")
@@ -127,7 +126,7 @@ def _seqs(html):
 def test_the_history_numbers_once_and_shows_older_moves_on_request(users, monkeypatch):
     """Issue 23.3: the history numbered its lines twice (an <ol> and "#seq") and hid every move
     before the last ``HISTORY_MOVES``."""
-    from games.web import views as web
+    from games.web import table as web
 
     monkeypatch.setattr(web, "HISTORY_MOVES", 6)
     game = start_game(users[0], users[1:], options={"players": 4})

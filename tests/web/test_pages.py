@@ -10,7 +10,7 @@ import pytest
 
 from games.core import services
 from games.models import Game, MoveRecord, PendingDecision
-from games.web.views import HISTORY_MOVES
+from games.web.table import HISTORY_MOVES
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 
