@@ -1,5 +1,5 @@
 """The language switcher that remembers a logged-in user's choice (the profile page, with the
-vacations, is the games app's: ``games.web.views.profile``)."""
+vacations, is the games app's: ``games.web.profile``)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ import gc
 from django.core.signals import request_finished
 
 
-
 def freeze_now() -> None:
     """Collect what is garbage now, then leave everything still alive out of later collections."""
     gc.collect()

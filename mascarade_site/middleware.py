@@ -18,7 +18,6 @@ from django.http import HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 
 
-
 class BodySizeLimitMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response

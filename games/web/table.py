@@ -229,7 +229,7 @@ def live(request, game_id):
     if loaded is None:
         raise Http404(_("No such game."))
     rows = (loaded.pending_read if loaded.pending_read is not None  # (read with the seats)
-            else selectors.PENDING(loaded.game.pk) if loaded.game.started_at is not None
+            else selectors.pending_of(loaded.game.pk) if loaded.game.started_at is not None
             else [])
     etag = _live_etag(request, loaded, rows)
     if request.headers.get("If-None-Match") == etag:
