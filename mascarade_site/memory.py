@@ -8,7 +8,8 @@ looked at many cards: some thousands of small lists) set such collections off of
 never freed; they would not have been anyway); what requests and tasks allocate afterwards is
 collected as before.
 
-Called when a granian worker builds the WSGI application (``mascarade_site/wsgi.py``) and from Celery's ``worker_process_init`` signal (``mascarade_site/celery.py``).
+Called when a granian worker builds the WSGI application (``mascarade_site/wsgi.py``) and
+from Celery's ``worker_process_init`` signal (``mascarade_site/celery.py``).
 """
 
 from __future__ import annotations
