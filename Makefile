@@ -6,6 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+# A worker per core, at most 8 (each takes a Redis database of its own: tests/plugin.py).
+PYTEST_XDIST ?= -n auto --maxprocesses 8 --dist loadgroup
 
 .PHONY: run test install migrate lint bench clean
 
@@ -26,9 +28,10 @@ migrate: $(STAMP)
 run: migrate
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py rundev
 
-## Run the test suite (services are used when DATABASE_URL / REDIS_URL point at them).
+## Run the test suite (services are used when DATABASE_URL / REDIS_URL point at them), in parallel
+## (pytest-xdist, a worker per core); HYPOTHESIS_PROFILE=thorough runs CI's longer profile.
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

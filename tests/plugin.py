@@ -11,12 +11,13 @@ run of one game's tests alone has it too (``tests/conftest.py`` only reaches ``t
   - ``dev`` (the default, ``make test``): 30 examples per hypothesis test (one example of a
     rules' property test is one whole game), and the parametrisations marked
     ``@pytest.mark.thorough`` (the longest ones) left out;
-  - ``thorough`` (CI, ``.ci/run``): 120 examples, every parametrisation;
+  - ``thorough`` (CI, ``.ci/run``): 1,000 examples per test, every parametrisation;
   - ``exhaustive``: a long run by hand, at least 10,000 examples per test, every parametrisation::
 
         HYPOTHESIS_PROFILE=exhaustive .venv/bin/python -m pytest games/*/tests/test_properties.py
 
-  A test reads the profile with :func:`thorough`, for its own sizes (games per case...).
+  A test's own ``@settings(max_examples=...)`` keeps its number. A test reads the profile with
+  :func:`thorough`, for its own sizes (games per case...).
 - Parallel runs (pytest-xdist): each worker gets a Redis database of its own (``REDIS_URL``'s
   database + 1 + the worker's number), so that one worker's ``cache.clear()`` (a FLUSHDB), its
   published messages and its Celery queues are not another's; PostgreSQL test databases are
@@ -69,7 +70,7 @@ if os.environ.get("REDIS_URL") and os.environ.get("PYTEST_XDIST_WORKER"):
 
 # --- Hypothesis profiles ------------------------------------------------------------------------
 
-PROFILES = {"dev": 30, "thorough": 120, "exhaustive": 10_000}
+PROFILES = {"dev": 30, "thorough": 1000, "exhaustive": 10_000}
 DEFAULT_PROFILE = "dev"
 
 for _name, _examples in PROFILES.items():

@@ -35,11 +35,13 @@ from games.engine import (
     Result,
     replay,
 )
+from tests.plugin import thorough
 
 #: Every registered game's rules, by id.
 GAMES = {kit.id: kit.rules for kit in catalog.kits()}
 MOVE_CAP = 5000
-GAMES_PER_CASE = 25
+#: Random games per case: 25 in CI's profile (``thorough``), the first 8 of them by default.
+GAMES_PER_CASE = 25 if thorough() else 8
 #: At this share of the steps, every legal move of the chosen player is applied (on copies).
 EXHAUSTIVE_SHARE = 0.1
 

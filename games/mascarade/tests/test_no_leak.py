@@ -165,7 +165,11 @@ def _check_state(view: dict, you: dict | None, truth: list[dict], viewer: int | 
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("script", SCRIPTS, ids=["4p-B-sequential", "6p-custom-simultaneous"])
+@pytest.mark.parametrize("script", [
+    pytest.param(SCRIPTS[0], id="4p-B-sequential"),
+    # The longest after it: CI's profile only (tests.plugin).
+    pytest.param(SCRIPTS[1], id="6p-custom-simultaneous", marks=pytest.mark.thorough),
+])
 def test_no_viewer_learns_more_than_the_table_shows(script):
     seen_types = _play_and_check(script, MAX_MOVES)
     # The script reached the secret-bearing events it is meant to check.
