@@ -110,3 +110,20 @@ def mail_text_beyond_its_readers_view(message, game: Game) -> str:
             assert line in text, (line, text)
             text = text.replace(line, " ")
     return re.sub(r"https?://\S+", " ", message.subject + " " + text)
+
+
+def json_schema(node, components):
+    """An OpenAPI 3.0 schema as plain JSON Schema: references inlined, ``nullable`` spelt."""
+    if isinstance(node, list):
+        return [json_schema(item, components) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return json_schema(components[node["$ref"].rsplit("/", 1)[1]], components)
+    out = {key: json_schema(value, components) for key, value in node.items()
+           if key != "nullable"}
+    if node.get("nullable"):
+        if "enum" in out and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+        return {"anyOf": [out, {"type": "null"}]}
+    return out

@@ -3,7 +3,9 @@ stale form, a move while the game waits for someone else, through each game's pa
 kit words the rules' codes (``GameKit.error_words``), the site words the rest by the error's
 class, and never shows the engine's English message. The API's error body stays as it was (the
 engine's English ``detail``, the same codes); a mail answer quotes the refusal in the player's
-language."""
+language. Each game's own refusals are checked in its tests
+(``games/<game>/tests/test_errors_in_language.py``, with the helpers here); the create form's, for
+every game of the catalog, here."""
 
 from __future__ import annotations
 
@@ -14,14 +16,14 @@ from unittest import mock
 import pytest
 from django.test import Client
 from django.utils import translation
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext
 
-from games.core import selectors, services
-from games.core.catalog import get_game, get_kit
+from games.core import selectors
+from games.core.catalog import get_game, get_kit, ids
 from games.core.errors import text_of
-from games.engine import MODERATOR, IllegalMove, MalformedMove, NotYourDecision
+from games.engine import MODERATOR, IllegalMove, MalformedMove
 from games.engine.base import InvalidOptions
-from games.models import Game, InboundMessage, PendingDecision
+from games.models import InboundMessage, PendingDecision
 from tests.api.factories import UserFactory, client_for
 from tests.api.helpers import game_url, start_game
 
@@ -78,158 +80,13 @@ def truth(game):
 
 
 # --------------------------------------------------------------------------------------------
-# Mascarade
+# A game's fixture for the site's own refusals (the API, the mail)
 
 
 @pytest.fixture
 def mascarade():
     users = [UserFactory() for _ in range(4)]
     return users, start_game(users[0], users[1:], options={"players": 4})
-
-
-@pytest.mark.parametrize("language", ["fr", "en"])
-def test_mascarade_refusals_in_the_page_language(mascarade, language):
-    users, game = mascarade
-    speaking(language, users)
-    player = awaited(game)
-    # An exchange with one's own seat (the rules' exchange_with_self).
-    page = shown(users[player], game, {"type": "exchange", "target": player, "swap": False})
-    assert_in_language(page, language, "You cannot exchange your card with your own seat: "
-                       "choose another seat or a center card (§5).")
-    # A move while the game waits for another player.
-    other = (player + 1) % 4
-    page = shown(users[other], game, {"type": "exchange", "target": player, "swap": False})
-    assert_in_language(page, language, NOT_YOURS,
-                       "The game is not waiting for a decision from you now; it waits for")
-    # A stale form.
-    page = shown(users[player], game, {"type": "exchange", "target": other, "swap": False},
-                 seq=game.seq + 5)
-    assert_in_language(page, language, STALE, "not at the expected_seq you sent")
-    assert Game.objects.get(pk=game.pk).seq == game.seq
-
-
-def test_mascarade_words_its_rule_codes():
-    kit = get_kit("mascarade")
-    cases = [IllegalMove("x", code="r5_revealed_last_turn"),
-             IllegalMove("x", code="prep_exchange_only", decision="prep"),
-             IllegalMove("x", code="wrong_move_now", decision="turn"),
-             IllegalMove("x", code="wrong_move_now", decision="challenge", seat=1, mask="king"),
-             IllegalMove("x", code="wrong_move_now", decision="spy_swap", mask="spy"),
-             IllegalMove("x", code="mask_not_in_play", mask="widow", masks=["king", "queen"]),
-             IllegalMove("x", code="target_self", mask="spy"),
-             IllegalMove("x", code="targets_not_distinct", mask="fool"),
-             IllegalMove("x", code="crook_not_richest", seat=1, seats=[2])]
-    for language in ("en", "fr"):
-        with translation.override(language):
-            for error in cases:
-                words = kit.error_words(error)
-                assert words and words != "x" and "%(" not in words, error.code
-    with translation.override("en"):
-        assert kit.error_words(cases[0]).startswith("You cannot announce this turn")
-        assert "King" in kit.error_words(cases[3])
-
-
-def test_the_engine_errors_carry_the_values_their_words_use():
-    from games.mascarade.rules import rules
-
-    game = get_game("mascarade")
-    options = game.normalize_options({"players": 4})
-    state = game.setup(options, 5)
-    player = game.pending(state)[0].player
-    with pytest.raises(IllegalMove) as refused:
-        rules.apply(state, player, {"type": "exchange", "target": player, "swap": True})
-    assert refused.value.code == "exchange_with_self"
-    with pytest.raises(NotYourDecision) as refused:
-        rules.apply(state, (player + 1) % 4, {"type": "look"})
-    assert refused.value.extra["seats"] == [player]
-
-
-# --------------------------------------------------------------------------------------------
-# L'Ère des Masques
-
-
-@pytest.mark.parametrize("language", ["fr", "en"])
-def test_ere_refusals_in_the_page_language(language):
-    # A set deal: with a seeded one both hands may hold all five kinds, and no card is missing.
-    kinds = ("noble", "recruiter", "spy", "brute", "assassin")
-    deal = ["noble"] * 8 + ["recruiter"] * 5 + [kind for kind in kinds[1:] for _ in range(8)][5:]
-    users = [UserFactory(is_staff=True), UserFactory()]
-    body = services.create_game(users[0], "ere_des_masques",
-                                {"deal": deal, "first_seat": 0}).body
-    services.join_game(users[1], body["id"])
-    game = Game.objects.get(pk=body["id"])
-    speaking(language, users)
-    player = awaited(game)
-    hand = truth(game)["moderator"]["hands"][player]
-    missing = next(kind for kind in kinds if kind not in hand)
-    page = shown(users[player], game, {"type": "play", "card": missing})
-    with translation.override(language):
-        title = pgettext("ere card title", missing.capitalize())
-    assert_in_language(page, language, "You have no %(card)s in your hand to play.",
-                       f"You have no {missing} in your hand", card=title)
-    page = shown(users[1 - player], game, {"type": "draw"})
-    assert_in_language(page, language, NOT_YOURS, "it waits for seat")
-
-
-def test_ere_words_a_counter_without_a_card():
-    kit = get_kit("ere_des_masques")
-    error = IllegalMove("You may counter only with at least one card in your hand: let the card "
-                        "pass (§3).", code="counter_needs_card")
-    with translation.override("fr"):
-        assert kit.error_words(error) == gettext(
-            "You may counter only with at least one card in your hand: let the card pass "
-            "(§3).")
-    with translation.override("en"):
-        assert text_of(error, kit) == error.message
-
-
-# --------------------------------------------------------------------------------------------
-# Shadow House Mascarade
-
-
-def shadow_game():
-    from tests.web.test_shadow_pages import HANDS, box_order
-
-    users = [UserFactory(is_staff=True), UserFactory(), UserFactory()]
-    body = services.create_game(users[0], "shadow_house",
-                                {"players": 3, "deal": [box_order(HANDS)]}).body
-    for user in users[1:]:
-        services.join_game(user, body["id"])
-    return users, Game.objects.get(pk=body["id"])
-
-
-@pytest.mark.parametrize("language", ["fr", "en"])
-def test_shadow_house_refusals_in_the_page_language(language):
-    users, game = shadow_game()
-    speaking(language, users)
-    assert awaited(game) == 1
-    page = shown(users[1], game, {"type": "play", "card": "culprit"})
-    assert_in_language(page, language, "The Culprit may be played only as the last card of "
-                       "your hand (S4).")
-    page = shown(users[1], game, {"type": "play", "card": "detective", "target": 2})
-    with translation.override(language):
-        title = pgettext("shadow card", "Detective")
-    assert_in_language(page, language, "You have no %(card)s in your hand.",
-                       "You have no detective in your hand", card=title)
-    page = shown(users[1], game, {"type": "play", "card": "exchange", "target": 1})
-    with translation.override(language):
-        title = pgettext("shadow card", "Exchange")
-    assert_in_language(page, language, "You cannot target yourself with %(card)s (§3).",
-                       "You cannot target yourself with the exchange", card=title)
-    page = shown(users[2], game, {"type": "play", "card": "detective", "target": 0})
-    assert_in_language(page, language, NOT_YOURS, "it waits for seat 1")
-
-
-def test_shadow_house_words_a_divining_hat_too_long():
-    kit = get_kit("shadow_house")
-    error = MalformedMove("The Divining hat's text may have at most 200 characters; it has 300.",
-                          code="text_too_long", limit=200, length=300)
-    with translation.override("en"):
-        assert text_of(error, kit) == error.message
-    with translation.override("fr"):
-        assert text_of(error, kit) == gettext(
-            "The Divining hat's text may have at most %(limit)s characters; it has "
-            "%(length)s.") % {"limit": 200, "length": 300}
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,7 +167,7 @@ def form_data(kit) -> dict:
     return data
 
 
-@pytest.mark.parametrize("kind", ["mascarade", "ere_des_masques", "shadow_house"])
+@pytest.mark.parametrize("kind", ids())
 @pytest.mark.parametrize(("code", "words"), [
     ("out_of_range", "This value is outside what the rules allow."),
     ("wrong_type", "This value is not of the kind the rules expect."),
@@ -329,7 +186,7 @@ def test_create_form_words_the_rules_refusal_in_french(kind, code, words):
     assert french != words  # translated (test_translations checks every string)
 
 
-@pytest.mark.parametrize("kind", ["mascarade", "ere_des_masques", "shadow_house"])
+@pytest.mark.parametrize("kind", ids())
 def test_every_choice_the_create_form_offers_is_one_the_rules_accept(kind):
     """So that the rules' own refusal is met only by options the form lets through together
     (Mascarade's custom masks), not by one of its offered values."""

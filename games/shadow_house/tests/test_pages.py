@@ -22,8 +22,7 @@ from games.engine import MODERATOR
 from games.models import Game, MoveRecord, PendingDecision
 from games.shadow_house.rules.cards import BOX, CARDS
 from tests.api.factories import UserFactory
-
-from .helpers import browser
+from tests.web.helpers import browser
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,14 @@ import pytest
 
 from games.engine import MODERATOR
 from games.models import Game
-
-from .factories import UserFactory, client_for
-from .helpers import URL, game_url, mail_text_beyond_its_readers_view, replay_records
+from tests.api.factories import UserFactory, client_for
+from tests.api.helpers import (
+    URL,
+    game_url,
+    json_schema,
+    mail_text_beyond_its_readers_view,
+    replay_records,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -161,7 +166,6 @@ def test_the_game_s_answers_match_its_schema(users):
     """The OpenAPI schema has the game's components, and its answers match them."""
     import jsonschema
 
-    from .test_ere_api import _json_schema
 
     client = client_for(users[0])
     components = client.get("/api/schema/", {"format": "json"}).json()["components"]["schemas"]
@@ -171,13 +175,13 @@ def test_the_game_s_answers_match_its_schema(users):
         body = client.post(URL, {"game": "shadow_house", "options": {"players": 4}, "bots": 3},
                            format="json").json()
     answer = client.get(game_url(body["id"])).json()
-    jsonschema.validate(answer["state"], _json_schema(components["ShadowHouseState"],
+    jsonschema.validate(answer["state"], json_schema(components["ShadowHouseState"],
                                                       components))
-    jsonschema.validate(answer["you"], _json_schema(components["ShadowHouseYou"], components))
-    jsonschema.validate(body["options"], _json_schema(components["ShadowHouseOptions"],
+    jsonschema.validate(answer["you"], json_schema(components["ShadowHouseYou"], components))
+    jsonschema.validate(body["options"], json_schema(components["ShadowHouseOptions"],
                                                       components))
     for move in answer["you"]["legal_moves"]:
-        jsonschema.validate(move, _json_schema(components["ShadowHouseMove"], components))
+        jsonschema.validate(move, json_schema(components["ShadowHouseMove"], components))
 
 
 def test_options_are_refused_in_words(users):
@@ -202,7 +206,8 @@ def test_a_simultaneous_choice_has_a_deadline_per_player(users, django_capture_o
 
     from games.core import services
     from games.models import MoveRecord, PendingDecision
-    from tests.web.test_shadow_pages import box_order
+
+    from .test_pages import box_order
 
     users[0].is_staff = True
     users[0].save()
@@ -245,7 +250,8 @@ def test_its_mails_word_each_decision_and_show_no_card(users, settings):
     from games.models import Notification
     from games.notify import delivery
     from games.shadow_house.display import TITLES
-    from tests.web.test_shadow_pages import box_order
+
+    from .test_pages import box_order
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     users[0].is_staff = True

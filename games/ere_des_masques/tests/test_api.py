@@ -11,9 +11,14 @@ import pytest
 
 from games.engine import MODERATOR
 from games.models import Game
-
-from .factories import client_for
-from .helpers import URL, game_url, mail_text_beyond_its_readers_view, replay_records
+from tests.api.factories import client_for
+from tests.api.helpers import (
+    URL,
+    game_url,
+    json_schema,
+    mail_text_beyond_its_readers_view,
+    replay_records,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -63,8 +68,7 @@ def _check_events(events: list[dict], viewer: int | None) -> None:
 def _spy_sightings_match(game_id, seen: list[dict], viewer: int) -> None:
     """Each Spy sighting is the opponent's hand as it was at that seq (replayed there)."""
     from games.models import MoveRecord
-
-    from .helpers import replay_with_table
+    from tests.api.helpers import replay_with_table
 
     for entry in seen:
         game = Game.objects.get(pk=game_id)
@@ -197,23 +201,6 @@ def test_its_mails_name_the_game_and_its_decisions_and_show_no_card(users, _locm
         assert not cards & set(re.findall(r"[a-zà-ÿ]+", text)), message.body
 
 
-def _json_schema(node, components):
-    """An OpenAPI 3.0 schema as plain JSON Schema: references inlined, ``nullable`` spelt."""
-    if isinstance(node, list):
-        return [_json_schema(item, components) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        return _json_schema(components[node["$ref"].rsplit("/", 1)[1]], components)
-    out = {key: _json_schema(value, components) for key, value in node.items()
-           if key != "nullable"}
-    if node.get("nullable"):
-        if "enum" in out and None not in out["enum"]:
-            out["enum"] = [*out["enum"], None]
-        return {"anyOf": [out, {"type": "null"}]}
-    return out
-
-
 def test_answers_match_the_game_s_schema(users):
     """The OpenAPI schema has the game's components, and a game's answers match them."""
     import jsonschema
@@ -225,9 +212,9 @@ def test_answers_match_the_game_s_schema(users):
         assert f"EreDesMasques{part}" in components and f"Mascarade{part}" in components
     assert {"$ref": "#/components/schemas/EreDesMasquesState"} in components["GameState"]["anyOf"]
     assert "counter" in components["Move"]["properties"]["type"]["enum"]
-    state_schema = _json_schema(components["EreDesMasquesState"], components)
-    you_schema = _json_schema(components["EreDesMasquesYou"], components)
-    other = _json_schema(components["MascaradeState"], components)
+    state_schema = json_schema(components["EreDesMasquesState"], components)
+    you_schema = json_schema(components["EreDesMasquesYou"], components)
+    other = json_schema(components["MascaradeState"], components)
     with mock.patch("games.core.services.lobby.secrets.randbits", return_value=9):
         body = client.post(URL, {"game": "ere_des_masques", "options": {}, "bots": 1},
                            format="json").json()
@@ -236,10 +223,10 @@ def test_answers_match_the_game_s_schema(users):
     jsonschema.validate(answer["you"], you_schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(answer["state"], other)
-    jsonschema.validate(body["options"], _json_schema(components["EreDesMasquesOptions"],
+    jsonschema.validate(body["options"], json_schema(components["EreDesMasquesOptions"],
                                                       components))
     for move in answer["you"]["legal_moves"]:
-        jsonschema.validate(move, _json_schema(components["EreDesMasquesMove"], components))
+        jsonschema.validate(move, json_schema(components["EreDesMasquesMove"], components))
 
 
 def test_deadlines_absence_bots_pause_and_the_moderators_table_serve_it_too(
