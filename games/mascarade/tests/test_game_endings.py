@@ -1,5 +1,5 @@
-"""The end of a game says why it ended and shows the final ranking, on the table and in the
-end-of-game mail (each game's kit: ``GameKit.ending_lines``)."""
+"""The end of a game of Mascarade says why it ended and shows the final ranking, on the table and
+in the end-of-game mail (its kit's ``GameKit.ending_lines``)."""
 
 from __future__ import annotations
 
