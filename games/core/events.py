@@ -10,6 +10,8 @@ knows neither push nor mail.
 
 Two kinds of subscriber:
 
+Subscribers are looked up by the event's exact class.
+
 - **in the transaction** (the default): called at once, inside the transaction that published
   the event, with the game's row still locked. They write their outbox rows there, so that a
   message exists exactly when its cause was committed.
@@ -27,7 +29,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -37,11 +38,14 @@ from django.db import transaction
 
 
 @dataclass(frozen=True)
-class GameStarted:
-    """A game's seats are all taken and it started (its first decisions are awaited)."""
-
+class _GameAndSeats:
     game: Any
     seats: Sequence[Any]
+
+
+@dataclass(frozen=True)
+class GameStarted(_GameAndSeats):
+    """A game's seats are all taken and it started (its first decisions are awaited)."""
 
 
 @dataclass(frozen=True)
@@ -63,11 +67,8 @@ class SeatAbsent:
 
 
 @dataclass(frozen=True)
-class GameEnded:
+class GameEnded(_GameAndSeats):
     """A game finished by its rules (not aborted)."""
-
-    game: Any
-    seats: Sequence[Any]
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,18 @@ def publish(event: Any, *, using: str | None = None) -> None:
     for handler in found.now:
         handler(event)
     for handler in found.after_commit:
-        transaction.on_commit(partial(handler, event), using=using, robust=True)
+        transaction.on_commit(_call(handler, event), using=using, robust=True)
+
+
+def _call(handler: Callable[[Any], None], event: Any) -> Callable[[], None]:
+    """``handler(event)`` later, named after the handler (Django logs a robust callback's
+    failure by its name)."""
+
+    def call() -> None:
+        handler(event)
+
+    call.__qualname__ = f"{handler.__qualname__}({type(event).__name__})"
+    return call
 
 
 def subscribers(event_type: type) -> list[Callable[[Any], None]]:

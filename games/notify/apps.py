@@ -7,4 +7,4 @@ class NotifyConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self):
-        from games.notify import subscribers  # noqa: F401 (the events' subscriptions)
+        from games.notify import outbox  # noqa: F401 (its functions subscribe to the events)

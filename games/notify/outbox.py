@@ -9,8 +9,9 @@ writes, are left to the sweep (every ``SWEEP_SECONDS``): no task per move, and o
 just before.
 
 What a message says comes from public facts only (the game's players, the kind of decision, its
-deadline, the winners): never a card. The write path's events reach these functions through
-:mod:`games.notify.subscribers`.
+deadline, the winners): never a card. The functions that take an event subscribe to the write
+path's events (:mod:`games.core.events`), in the transaction of their cause: this module is
+imported by :class:`games.notify.apps.NotifyConfig`'s ``ready()``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games.core import catalog, dispatch
+from games.core import catalog, dispatch, events
 from games.models import Game, Notification, PendingDecision, Seat
 
 logger = logging.getLogger(__name__)
@@ -83,23 +84,36 @@ def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
     return notes
 
 
-def mail_reply(inbound) -> None:
+@events.subscribe(events.DecisionsAwaited)
+def decisions_awaited(event: events.DecisionsAwaited) -> None:
+    """A message for each new decision awaited from a human player who wants mail (delivered by
+    the sweep, which folds a game's decision mails)."""
+    notes = decision_notes(event.games)
+    if notes:
+        Notification.objects.bulk_create(notes, ignore_conflicts=True)
+
+
+@events.subscribe(events.MailHandled)
+def mail_reply(event: events.MailHandled) -> None:
     """The answer to a player's mail that was handled (``games.mail.receive``), written in the
     transaction that handled it: what it did, then the table and the moves again."""
+    inbound = event.row
     _queue([Notification(user_id=inbound.user_id, game_id=inbound.game_id, kind=Kind.MAIL_REPLY,
                          dedupe_key=f"mail_reply:{inbound.pk}", next_attempt_at=timezone.now(),
                          context={"inbound": inbound.pk})])
 
 
-def game_started(game: Game, seats: list[Seat]) -> None:
-    now = timezone.now()
+@events.subscribe(events.GameStarted)
+def game_started(event: events.GameStarted) -> None:
+    game, seats, now = event.game, event.seats, timezone.now()
     _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.STARTED,
                          dedupe_key=f"started:{game.pk}:{seat.user_id}", next_attempt_at=now)
             for seat in seats if seat.user_id is not None])
 
 
-def game_ended(game: Game, seats: list[Seat]) -> None:
-    now = timezone.now()
+@events.subscribe(events.GameEnded)
+def game_ended(event: events.GameEnded) -> None:
+    game, seats, now = event.game, event.seats, timezone.now()
     names = {seat.position: seat.name for seat in seats}
     winners = [names.get(position, position) for position in game.winners or []]
     _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.ENDED,
@@ -109,7 +123,9 @@ def game_ended(game: Game, seats: list[Seat]) -> None:
             for seat in seats if seat.user_id is not None])
 
 
-def marked_absent(game: Game, seat: Seat) -> None:
+@events.subscribe(events.SeatAbsent)
+def marked_absent(event: events.SeatAbsent) -> None:
+    game, seat = event.game, event.seat
     if seat.user_id is None:
         return
     _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.ABSENT,
@@ -134,11 +150,13 @@ def moderation_message(users, subject: str, body: str, *, cause: str, game=None,
             for user in users if user is not None])
 
 
-def webhook_disabled(endpoint) -> None:
+@events.subscribe(events.WebhookDisabled)
+def webhook_disabled(event: events.WebhookDisabled) -> None:
     """The owner of a webhook endpoint the site turned off (too many failed attempts in a row)
     is told which one, why (its last error), and how to turn it on again; in the transaction
     that turned it off. Sent whatever their notification preferences: it is about their
     account."""
+    endpoint = event.endpoint
     disabled = endpoint.disabled_at or timezone.now()
     _queue([Notification(user_id=endpoint.user_id, kind=Kind.WEBHOOK_DISABLED,
                          dedupe_key=f"webhook_disabled:{endpoint.pk}:{disabled.timestamp():.0f}",

@@ -7,4 +7,4 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self):
-        from games.webhooks import subscribers  # noqa: F401 (the events' subscriptions)
+        from games.webhooks import outbox  # noqa: F401 (its functions subscribe to the events)

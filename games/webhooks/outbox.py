@@ -3,7 +3,9 @@ game of yours started", "... ended") written as :class:`~games.models.WebhookDel
 the transaction of its cause, one per endpoint, and a task asked to post them once it commits
 (:mod:`games.webhooks.endpoints` posts them; the sweep posts those whose task was lost).
 
-The write path calls these functions for every move (from :mod:`games.notify.outbox`). A move
+The functions that take an event subscribe to the write path's events (:mod:`games.core.events`),
+in the transaction of their cause (this module is imported by
+:class:`games.webhooks.apps.WebhooksConfig`'s ``ready()``); they run for every move. A move
 whose players have no endpoint costs nothing here, not one statement: the seats are read with
 their users (``selectors.seats_of``), and each user carries ``has_webhooks``, kept by the
 webhooks' service (an endpoint made, turned on or off, deleted). Only when one of them has an
@@ -25,8 +27,8 @@ from typing import Any
 import orjson
 from django.utils import timezone
 
-from games.core import dispatch
-from games.models import Game, PendingDecision, Seat, WebhookDelivery, WebhookEndpoint
+from games.core import dispatch, events
+from games.models import Seat, WebhookDelivery, WebhookEndpoint
 
 Type = WebhookDelivery.Type
 
@@ -84,28 +86,33 @@ def _queue(events: list[tuple[int, str, str, dict[str, Any]]]) -> list[WebhookDe
     return rows
 
 
-def decisions_awaited(games: list[tuple[Game, list[PendingDecision], list[Seat]]]) -> None:
+@events.subscribe(events.DecisionsAwaited)
+def decisions_awaited(event: events.DecisionsAwaited) -> None:
     """New decisions awaited from human players (bots' and absent players' played by a bot
     excepted), in several games."""
-    events = []
-    for game, rows, seats in games:
+    queued = []
+    for game, rows, seats in event.games:
         wanting = _users_with_webhooks(seats)
         if not wanting:
             continue
-        events += [(row.user_id, Type.DECISION, f"decision:{row.pk}",
+        queued += [(row.user_id, Type.DECISION, f"decision:{row.pk}",
                     {"game": str(game.pk), "kind": game.kind, "seq": row.seq, "seat": row.seat,
                      "decision": row.decision, "deadline": iso(row.deadline)})
                    for row in rows if row.user_id in wanting and not row.bot]
-    _queue(events)
+    _queue(queued)
 
 
-def game_started(game: Game, seats: list[Seat]) -> None:
+@events.subscribe(events.GameStarted)
+def game_started(event: events.GameStarted) -> None:
+    game, seats = event.game, event.seats
     data = {"game": str(game.pk), "kind": game.kind, "status": game.status}
     _queue([(user_id, Type.GAME_STARTED, f"started:{game.pk}", data)
             for user_id in sorted(_users_with_webhooks(seats))])
 
 
-def game_ended(game: Game, seats: list[Seat]) -> None:
+@events.subscribe(events.GameEnded)
+def game_ended(event: events.GameEnded) -> None:
+    game, seats = event.game, event.seats
     data = {"game": str(game.pk), "kind": game.kind, "status": game.status,
             "winners": list(game.winners or [])}
     _queue([(user_id, Type.GAME_ENDED, f"ended:{game.pk}", data)
