@@ -282,7 +282,7 @@ def test_state_does_not_depend_on_hash_randomisation():
     outputs = set()
     for hash_seed in ("1", "2", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,  # noqa: S603 (this interpreter, our code)
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                              cwd=ROOT, env=env, check=True)
         outputs.add(run.stdout)
     assert len(outputs) == 1
