@@ -61,6 +61,7 @@ Actor = MoveRecord.Actor
 #: Deadline fallback when a game's options do not name the timer (seconds).
 DEFAULT_TIMEOUT = 86_400
 
+
 def _locked(game_id) -> Game | None:
     return (Game.objects.select_for_update(of=("self",)).select_related("snapshot", "created_by")
             .filter(pk=game_id).first())
