@@ -16,12 +16,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.models import User
-from games.core import selectors
+from games.core import events, selectors
 from games.core import services as games
 from games.core.catalog import bot_kinds, get_game
 from games.core.errors import Conflict, Forbidden, Invalid, NotFound
 from games.engine import MODERATOR
-from games.live import push
 from games.models import ChatHide, ChatMessage, Game, MoveRecord, Seat
 from games.notify import outbox
 
@@ -352,7 +351,7 @@ def hide_message(moderator, message_id, reason) -> ChatHide:
             if ChatHide.objects.filter(message=message).exists():
                 raise already
             hide = ChatHide.objects.create(message=message, moderator=moderator, reason=reason)
-            push.chat_changed(message.game_id)
+            events.publish(events.ChatChanged(game_id=message.game_id))
             log(moderator, "hide_message", game=message.game, target_user=message.author,
                 reason=reason, message=message.pk, seq=message.seq, text=message.text)
             for report in Report.objects.filter(message=message, status=Report.Status.OPEN):
