@@ -196,11 +196,11 @@ def targets(s: State, seat: int, card: str, left_in_hand: int) -> list[int]:
     """The seats ``seat`` may target with ``card`` (§3), clockwise from the left neighbour;
     ``left_in_hand`` is how many cards ``seat`` holds once ``card`` is played."""
     others = [(seat + k) % s.n for k in range(1, s.n)]
-    if card == "detective":
+    if card == "detective":  # [S9] an empty hand may be questioned (the answer is "no")
         return [t for t in others if "maid" not in s.protected[t]]
     if card in ("accomplice", "witness"):
         return [t for t in others if s.hands[t]]
-    if card == "sheriff":
+    if card == "sheriff":  # [S9] an empty hand may be handcuffed
         return [t for t in others if "governess" not in s.protected[t] and t != s.handcuffs]
     if card == "toby":
         return [t for t in others if s.hands[t] and "governess" not in s.protected[t]]
@@ -222,6 +222,7 @@ def _discardable(hand: list[str], card: str) -> bool:
 
 def _saw_suspect(s: State) -> bool:
     """The Witness's player saw the Culprit or an Accomplice in the target's hand."""
+    # [S8] a Culprit or an Accomplice card in the hand looked at (not one played in front).
     return bool(s.witnessed) and any(c in ("culprit", "accomplice") for c in s.witnessed[1])
 
 
@@ -686,6 +687,7 @@ def _next_turn(s: State, events: list) -> None:
         t = (s.seat + k) % s.n
         has_cards = bool(s.hands[t])
         events.append(_event(s, "turn" if has_cards else "skip", t))
+        # [S7] the seat's protections end as its turn comes round, also when it is skipped.
         for kind in s.protected[t]:
             events.append(_event(s, "unprotect", t, kind=kind))
         s.protected[t] = []

@@ -791,3 +791,66 @@ def test_timeouts_of_every_decision_are_legal_and_change_nothing():
     for seed in range(20):
         x = stage(s, rng=seed)
         assert G.timeout_move(x, 2) == card_move("discard", "witness")
+
+
+# Rulings S7–S9 (shared/rules/shadow-house.md §3) ------------------------------------------------
+
+
+def test_s7_a_protection_ends_as_its_players_turn_comes_round_played_or_skipped():
+    s = stage(start(), seat=0, waiting=[0],
+              hands=[["maid"], ["culprit", "toby", "alibi"], ["sheriff", "governess"],
+                     ["detective", "panic"]])
+    s, _ = do(s, 0, play("maid"))  # seat 0's last card: protected, then skipped
+    assert s.protected[0] == ["maid"] and not s.hands[0]
+    s, _ = decide(s, play("toby", 2))
+    s, _ = decide(s, play("governess"))
+    assert s.protected == [["maid"], [], ["governess"], []] and s.seat == 3
+    assert [m.get("target") for m in G.legal_moves(s, 3) if m["card"] == "detective"] == [1, 2]
+    s, events = decide(s, play("detective", 1))  # "no": seat 1 holds an Alibi
+    # Seat 0 is skipped for having no card, and that skipped turn ends the Maid.
+    assert [e for e in events if e["seat"] == 0] == [
+        {"type": "skip", "seat": 0, "round": 1},
+        {"type": "unprotect", "seat": 0, "round": 1, "kind": "maid"}]
+    assert s.protected == [[], [], ["governess"], []] and s.seat == 1
+    # Seat 2's turn comes round (played): the Governess ends with it.
+    s, events = decide(s, play("alibi"))
+    assert events[-2:] == [{"type": "turn", "seat": 2, "round": 1},
+                           {"type": "unprotect", "seat": 2, "round": 1, "kind": "governess"}]
+    assert s.protected == [[], [], [], []] and s.seat == 2
+
+
+def test_s8_the_witness_may_swap_when_the_hand_holds_a_culprit_or_an_accomplice_card():
+    hands = [["alibi", "maid"], ["culprit", "toby"], ["witness", "sheriff"],
+             ["accomplice", "panic"]]
+    base = stage(start(), seat=2, waiting=[2], hands=hands)
+    # An Accomplice card in the hand looked at (no Culprit there): the swap is offered.
+    s, _ = do(base, 2, play("witness", 3))
+    assert G.legal_moves(s, 2) == [card_move("witness_exchange", "sheriff"),
+                                   {"type": "witness_pass"}]
+    s, _ = do(s, 2, card_move("witness_exchange", "sheriff"))
+    s, _ = do(s, 3, give("accomplice"))
+    assert s.hands[2] == ["accomplice"] and s.hands[3] == ["sheriff", "panic"]
+    # The Culprit card in the hand looked at: the swap is offered too.
+    s, _ = do(base, 2, play("witness", 1))
+    assert card_move("witness_exchange", "sheriff") in G.legal_moves(s, 2)
+    # An Accomplice already played in front of the target is not in the hand: no swap.
+    s = stage(base, played=[["first_on_scene", "accomplice"], [], [], []])
+    s, _ = do(s, 2, play("witness", 0))
+    assert G.legal_moves(s, 2) == [{"type": "witness_pass"}]
+    refuse(s, 2, card_move("witness_exchange", "sheriff"), IllegalMove, "witness_nothing_seen")
+
+
+def test_s9_a_detective_may_question_and_a_sheriff_handcuff_an_empty_hand():
+    base = stage(start(), seat=1, waiting=[1],
+                 hands=[[], ["culprit", "detective", "sheriff"], ["toby", "alibi"],
+                        ["panic", "maid"]])
+    moves = G.legal_moves(base, 1)
+    assert play("detective", 0) in moves and play("sheriff", 0) in moves
+    s, events = do(base, 1, play("detective", 0))
+    assert of_type(events, "detective") == [{"type": "detective", "seat": 1, "round": 1,
+                                             "target": 0, "answer": False}]
+    assert s.round == 1 and not of_type(events, "round_end")
+    s, events = do(base, 1, play("sheriff", 0))
+    assert of_type(events, "handcuffs") == [{"type": "handcuffs", "seat": 1, "round": 1,
+                                             "target": 0}]
+    assert s.handcuffs == 0
