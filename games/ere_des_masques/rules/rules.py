@@ -300,7 +300,7 @@ def _take(s: State, events: list, count: int) -> list[str]:
     empty (E2: fewer when both run out)."""
     got: list[str] = []
     while len(got) < count:
-        if not s.pile:
+        if not s.pile:  # [E2b] only now that a card must be drawn, and the whole discard
             if not s.discard:
                 break
             s.rng, s.pile = shuffle(s.rng, s.discard)
@@ -331,7 +331,7 @@ def _discard_event(s: State, events: list, seat: int, card: str, why: str, sourc
 
 def _draw_turn(s: State, events: list, player: int) -> None:
     got = _draw(s, events, player, 2, "turn")
-    s.idle = 0 if got else s.idle + 1
+    s.idle = 0 if got else s.idle + 1  # [E4] a draw that took no card
     _next_turn(s, events)
 
 
@@ -341,7 +341,7 @@ def _play(s: State, events: list, player: int, card: str) -> None:
         raise IllegalMove(f"You have no {card} in your hand to play.", code="card_not_in_hand",
                           card=card, action="play")
     hand.remove(card)
-    s.idle = 0
+    s.idle = 0  # [E4] a card played: no stalemate
     s.played, s.revealed, s.counter = card, False, ""
     s.phase, s.decider = "respond", 1 - player
     events.append(_event(s, "play", player, card=card))
@@ -394,6 +394,7 @@ def _discard(s: State, events: list, player: int, card: str) -> None:
     _discard_event(s, events, player, card, "counter", "hand")
     if s.played == s.counter:
         # Right: the played card is discarded; the counterer's discarded card's power applies.
+        # [E2c] The played card is discarded first, so a reshuffle during that power takes it.
         played = s.played
         s.discard.append(played)
         s.played, s.revealed = "", False
@@ -489,6 +490,7 @@ def _finish(s: State, events: list) -> None:
 
 
 def _next_turn(s: State, events: list) -> None:
+    # [E4] Stalemate (two turns in a row ended by a draw that took nothing), turn limit.
     if s.idle >= IDLE_LIMIT:
         _end(s, events, [], "stalemate")
     if s.turn >= TURN_LIMIT:

@@ -461,6 +461,61 @@ def test_turn_limit():
     assert events[-1]["reason"] == "turn_limit" and G.result(s).winner_seats == ()
 
 
+# Rulings E2b, E2c, E4 (shared/rules/ere-des-masques.md) ----------------------------------
+
+
+def test_e2b_the_discard_becomes_the_pile_only_when_a_card_must_be_drawn_and_all_of_it():
+    s = stage(start(), pile=["noble", "spy"], discard=["brute"], rest=1)
+    s, events = do(s, 0, DRAW)  # the pile runs out, yet nothing must be drawn from it yet
+    assert not of_type(events, "reshuffle") and (s.pile, s.discard) == ([], ["brute"])
+    s, events = do(s, 1, DRAW)  # now a card must be drawn: the whole discard, one card
+    assert types(events) == ["reshuffle", "draw", "turn"]
+    assert events[0] == {"type": "reshuffle", "seat": None, "turn": 2, "count": 1}
+    assert of_type(events, "draw")[0]["cards"] == ["brute"]
+    assert (s.pile, s.discard) == ([], [])
+    conserved(s)
+
+
+def test_e2c_after_a_right_counter_the_played_card_is_discarded_before_the_power():
+    s = stage(start(), pile=[], discard=[], rest=1)
+    s, _ = script(s, play("spy"), counter("spy"))
+    s, events = do(s, 1, discard("noble"))
+    assert types(events)[:5] == ["discard", "discard", "power", "reshuffle", "draw"]
+    assert events[1]["card"] == "spy" and events[1]["why"] == "countered"
+    # The Noble's draw reshuffles the discard, the countered Spy with it.
+    assert events[3]["count"] == 2
+    assert of_type(events, "draw")[0]["cards"] == ["noble", "spy"]
+    assert s.discard == [] and s.zones[0] == ["noble", "recruiter"]
+    conserved(s)
+
+
+def test_e4_stalemate_and_turn_limit_end_the_game_with_no_winner_and_a_public_reason():
+    # Stalemate: two turns in a row end with a draw that took no card.
+    s = stage(start(), pile=[], discard=[], rest=1)
+    s, _ = do(s, 0, DRAW)
+    assert G.result(s) is None
+    s, events = do(s, 1, DRAW)
+    assert events[-1] == {"type": "end", "seat": None, "turn": 2, "winners": [], "players": [],
+                          "reason": "stalemate"}
+    assert G.view(s, "spectator")["reason"] == "stalemate"
+    assert G.result(s).winner_seats == () and G.result(s).reason == "stalemate"
+    # A card played in between: no stalemate.
+    s = stage(start(), pile=[], discard=[], rest=1)
+    s, _ = do(s, 0, DRAW)
+    s, _ = script(s, PLAY, PASS)
+    s, _ = do(s, 0, DRAW)
+    assert G.result(s) is None
+    # Turn limit: the game ends when turn 300 ends, not before.
+    assert TURN_LIMIT == 300
+    s = stage(start(), turn=TURN_LIMIT - 1)
+    s, _ = do(s, 0, DRAW)
+    assert s.turn == TURN_LIMIT and G.result(s) is None
+    s, events = do(s, 1, DRAW)
+    assert events[-1] == {"type": "end", "seat": None, "turn": TURN_LIMIT, "winners": [],
+                          "players": [], "reason": "turn_limit"}
+    assert G.view(s, 1)["reason"] == "turn_limit" and G.result(s).winner_seats == ()
+
+
 # Timeouts (§5) --------------------------------------------------------------------------
 
 
