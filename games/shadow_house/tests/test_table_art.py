@@ -8,70 +8,32 @@ not know."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from xml.etree import ElementTree
 
 import pytest
 
 from games.core import selectors, services
 from games.core.catalog import get_game, get_kit
-from games.engine import MODERATOR
 from games.models import Game
 from games.shadow_house.rules.cards import CARDS
 from tests.api.factories import UserFactory
 from tests.web.helpers import browser
+from tests.web.table_art import board_of, check_card_picture, check_table_stylesheet, truth
 
 from .test_pages import box_order
 
-GAMES = Path(__file__).resolve().parents[3] / "games"
-ART = {"shadow_house": CARDS}
-SVG = "{http://www.w3.org/2000/svg}"
+
+@pytest.mark.parametrize("kind", [*CARDS, "back"])
+def test_every_card_kind_has_a_small_self_contained_svg(kind):
+    check_card_picture("shadow_house", kind)
 
 
-def art_files():
-    for game, kinds in ART.items():
-        for kind in (*kinds, "back"):
-            yield game, kind, GAMES / game / "static" / game / "cards" / f"{kind}.svg"
-
-
-@pytest.mark.parametrize(("game", "kind", "path"), list(art_files()),
-                         ids=[f"{g}-{k}" for g, k, _ in art_files()])
-def test_every_card_kind_has_a_small_self_contained_svg(game, kind, path):
-    assert path.is_file(), f"{game}: no picture for {kind}"
-    text = path.read_text(encoding="utf-8")
-    assert len(text.encode()) < 4096, "a card's picture stays small"
-    root = ElementTree.fromstring(text)  # noqa: S314 (the project's own files)
-    assert root.tag == f"{SVG}svg" and root.get("viewBox") == "0 0 100 140"
-    title = root.find(f"{SVG}title")
-    assert title is not None and (title.text or "").strip()
-    for element in root.iter():
-        assert element.tag not in (f"{SVG}image", f"{SVG}script", f"{SVG}foreignObject")
-        for name, value in element.attrib.items():
-            assert not name.startswith("on"), f"{kind}: an event handler"
-            if name.endswith("href"):
-                assert not value.startswith(("http:", "https:", "//", "data:")), kind
-    lowered = text.lower()
-    assert "<script" not in lowered and "http://" not in lowered.replace(
-        'xmlns="http://www.w3.org/2000/svg"', "")
-    assert "url(" not in lowered and "@import" not in lowered
-
-
-@pytest.mark.parametrize("game", list(ART))
-def test_each_kit_names_its_table_stylesheet(game):
-    kit = get_kit(game)
-    assert kit.stylesheet == f"{game}/table.css"
-    assert (GAMES / game / "static" / kit.stylesheet).is_file()
+def test_the_kit_names_its_table_stylesheet():
+    check_table_stylesheet("shadow_house")
 
 
 # --------------------------------------------------------------------------------------------
 # The boards
 
-def truth(game):
-    return get_game(game.kind).view(selectors.load_state(game), MODERATOR)["moderator"]
-
-
-def board_of(html: str) -> str:
-    return re.search(r'<section aria-labelledby="table-title".*?</section>', html, re.S).group(0)
 
 
 SHADOW_HANDS = [["first_on_scene", "sharing", "alibi", "toby"],
