@@ -115,6 +115,8 @@ def write(writes: Writes) -> None:
                 cursor.execute(sql, params)
         keys = [row[0] for row in cursor.fetchall()] if writes.new else []
     for row, key in zip(writes.new, keys, strict=True):
+        # (saved, as bulk_create leaves its rows: ``Model._state``, documented in Django's
+        # model instance reference)
         row.pk = key
         row._state.adding = False
         row._state.db = connection.alias
