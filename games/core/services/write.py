@@ -326,10 +326,10 @@ def commit_many(tables: list[Table]) -> list[Table]:
     for table in tables:
         if table.started:
             events.publish(events.GameStarted(game=table.game, seats=table.seats))
-    awaited = [(table.game, [row for of, row, _seat in new if of is table], table.seats)
-               for table in tables]
-    if new:
-        events.publish(events.DecisionsAwaited(games=[entry for entry in awaited if entry[1]]))
+    awaited = [(table.game, rows, table.seats) for table in tables
+               if (rows := [row for of, row, _seat in new if of is table])]
+    if awaited:
+        events.publish(events.DecisionsAwaited(games=awaited))
     for table in tables:
         if table.ended and table.game.status == Game.Status.FINISHED:
             events.publish(events.GameEnded(game=table.game, seats=table.seats))
