@@ -53,15 +53,16 @@ import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, connection
-from django.db.models import F
+from django.db.models import F, Q
 
 from games.core import selectors
 from games.live import push
-from games.models import Game, PendingDecision
+from games.models import Game, PendingDecision, Seat
 
 logger = logging.getLogger(__name__)
 
 OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
+UNDER_WAY = (Game.Status.ACTIVE, Game.Status.PAUSED)
 
 #: What an access check answers when the viewer lost their access: ``(code, detail)``.
 Refusal = tuple[str, str]
@@ -206,6 +207,11 @@ class UserStream:
         #: decisions sent and still awaited: one still awaited when the game has moved on (others
         #: answered theirs) is sent again, with the seq an answer must now name.
         self.sent: set[tuple[str, int, int, int]] = set()
+        #: The status of each of the user's games as the stream last told or read it (``None``
+        #: before the first full check): a full check tells the starts and ends it finds, those
+        #: whose push message was lost and every one when there is no push (under WSGI, or
+        #: without Redis), and a start or end already told is not told again.
+        self.games: dict[str, str] | None = None
 
     @property
     def user(self):
@@ -220,7 +226,9 @@ class UserStream:
         out: list[bytes] = []
         rows = PendingDecision.objects.filter(user_id=self.user.pk, bot=False,
                                               game__status=Game.Status.ACTIVE)
-        if wakes is not None:
+        if wakes is None:
+            out += self._games_read()
+        else:
             games = set()
             for wake in wakes:
                 kind = wake.get("kind")
@@ -306,12 +314,53 @@ class UserStream:
         seats = selectors.seats_of(game)
         if not any(seat.user_id == self.user.pk for seat in seats):
             return []
-        return [_game_sse(kind, game_id, game.seq, push.game_event(game, kind))]
+        return self._game_news(kind, game_id, game.seq, push.game_event(game, kind))
 
     def _game_told(self, wake: dict) -> list[bytes]:
         """A game's start or end as the write path told it (on this user's own channel: the
         write path wakes the game's players only), sent as it is, no read."""
-        return [_game_sse(wake["kind"], wake["game"], wake["seq"], wake["event"])]
+        return self._game_news(wake["kind"], wake["game"], wake["seq"], wake["event"])
+
+    def _game_news(self, kind: str, game_id: str, seq: int, event: dict) -> list[bytes]:
+        """``game_started`` or ``game_ended``, unless the stream told it already (a full check
+        found it before its push message came)."""
+        known = self.games.get(game_id) if self.games is not None else None
+        if known in OVER or (kind == push.STARTED and known not in (None, Game.Status.OPEN)):
+            return []
+        if self.games is not None:
+            self.games[game_id] = event["status"]
+        return [_game_sse(kind, game_id, seq, event)]
+
+    def _games_read(self) -> list[bytes]:
+        """The full check's part for starts and ends: the user's games not over, and those the
+        stream knew (one query). A game that left ``open`` and has a start (or that the user was
+        seated in since the last check, already under way) started; one that is now over
+        ended. The first check only takes note: what happened before the stream opened is in
+        ``GET /me/games/``."""
+        known = self.games or {}
+        found = {str(pk): row for pk, *row in (
+            Game.objects.filter(pk__in=Seat.objects.filter(user_id=self.user.pk)
+                                .values("game_id"))
+            .filter(Q(status__in=(Game.Status.OPEN, *UNDER_WAY)) | Q(pk__in=list(known)))
+            .values_list("pk", "status", "started_at", "seq", "kind", "winners"))}
+        first, self.games = self.games is None, {
+            # (a game read over twice is forgotten: its push message, if any, came long ago)
+            game_id: row[0] for game_id, row in found.items()
+            if not (row[0] in OVER and known.get(game_id) in OVER)}
+        if first:
+            return []
+        out: list[bytes] = []
+        for game_id, (status, started_at, seq, kind, winners) in found.items():
+            before = known.get(game_id)
+            if before in OVER:
+                continue
+            if before in (None, Game.Status.OPEN) and started_at is not None:
+                out.append(_game_sse(push.STARTED, game_id, seq, {"kind": kind,
+                                                                  "status": status}))
+            if status in OVER:
+                out.append(_game_sse(push.ENDED, game_id, seq, {
+                    "kind": kind, "status": status, "winners": list(winners or [])}))
+        return out
 
 
 def _game_sse(kind: str, game_id: str, seq: int, event: dict) -> bytes:

@@ -115,7 +115,7 @@ class EventStream:
         raise AssertionError(f"no awaited message in {limit}: {seen[-5:]}")
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, AttributeError):  # (no socket: the stream ended)
             self.connection.sock.shutdown(socket.SHUT_RDWR)
         self.connection.close()
 
