@@ -344,6 +344,11 @@ ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env.str("ACCOUNT_EMAIL_VERIFICATION", default="mandatory")
 ACCOUNT_UNIQUE_EMAIL = True
+# The verification link logs the new player in, but only where allauth allows it: in the browser
+# that signed up (whose session holds the sign-up's pending login), within ACCOUNT_LOGIN_TIMEOUT
+# (allauth's 15 minutes) of the sign-up, for that account's address. Opened elsewhere (the
+# phone's mail app) or later, the address is confirmed and the log-in page says so.
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 # Failed logins slow the guessing address down (10 a minute per IP address) but never lock the
 # account itself: allauth's default also counted them per account, which let anyone keep its
 # owner out with a stream of wrong passwords.

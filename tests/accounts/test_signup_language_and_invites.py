@@ -170,13 +170,17 @@ def test_an_invitation_survives_sign_up_verification_and_login(invitation, where
                                  "password1": PASSWORD, "password2": PASSWORD,
                                  "next": invite_url}).status_code == 302
     link = confirm_path(mail.outbox[0])
-    # Opened in the sign-up's browser or elsewhere (the phone's mail app): verified, then the
-    # log-in leads to the game's join form.
+    # Opened in the sign-up's browser, verified and logged in at once (the session holds the
+    # sign-up: ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION), on to the game's join form; opened
+    # elsewhere (the phone's mail app), verified, then the log-in leads to the join form.
     other = visitor if where == "same browser" else Client()
     confirm_page = other.get(link).content.decode()
     assert 'name="next"' in confirm_page
     confirmed = other.post(link, {"next": re.search(r'name="next" value="([^"]*)"',
                                                     confirm_page).group(1)})
+    if where == "same browser":
+        lands_on_the_join_form_and_joins(other, confirmed, game, invite_url)
+        return
     assert confirmed.status_code == 302
     login_url = confirmed["Location"]
     assert login_url.startswith("/accounts/login/?next=")

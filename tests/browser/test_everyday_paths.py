@@ -6,8 +6,9 @@
   pass) through their pages' forms at once, without waiting between the submissions; all three
   answers are stored, and no page says the game moved on;
 * an invitation through sign-up: a private game's invite link opened by a new visitor, who
-  switches the page to French, signs up, follows the verification mail's link, logs in, lands
-  on the join form with the code filled in and joins, the pages in French all along.
+  switches the page to French, signs up, follows the verification mail's link in the same
+  browser, which logs them in and lands on the join form with the code filled in, and joins, the
+  pages in French all along.
 
 Same requirements as ``test_play_in_a_browser``."""
 
@@ -162,16 +163,13 @@ def test_an_invitation_through_sign_up_in_french(live_server, chromium):  # noqa
     assert "Confirmez" in message.subject
     link = re.search(r"https?://\S+/accounts/confirm-email/\S+", message.body).group(0)
 
-    # The mail's link, confirmed; then the log-in, which lands on the join form with the code.
+    # The mail's link, opened in the same browser and confirmed: logged in at once (no log-in
+    # page, issue 42 item 14), on the join form with the code.
     page.goto(re.sub(r"^https?://[^/]+", base, link))
     with page.expect_navigation():
         page.locator("main form button[type=submit]").last.click()
-    assert page.url.startswith(f"{base}/accounts/login/")
-    page.fill("input[name=login]", "jules")
-    page.fill("input[name=password]", PASSWORD)
-    with page.expect_navigation():
-        page.locator("main form button[type=submit]").last.click()
     assert page.url == f"{base}{invite}"
+    assert page.locator("form[action='/accounts/logout/']").count() == 1
     assert page.locator("html").get_attribute("lang") == "fr"
     assert page.input_value("#invite_code") == game.invite_code
     with page.expect_navigation():
