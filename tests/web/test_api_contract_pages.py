@@ -56,3 +56,25 @@ def test_the_readme_points_to_the_contract_in_the_project():
     readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
     assert "shared/API.md" not in readme
     assert "docs/api/API.md" in readme and "/api/docs/contract/" in readme
+
+
+@pytest.mark.parametrize(("language", "card", "footer"), [
+    ("en", "Its guide: the contract, the streams, the webhooks", "The API's documentation"),
+    ("fr", "Son guide : le contrat, les flux, les webhooks", "La documentation de l'API"),
+])
+def test_the_home_pages_api_card_and_every_pages_footer_link_the_apis_docs(language, card,
+                                                                           footer):
+    """The home page's "A public API" card links the browsable reference (/api/docs/) and the
+    guide (/api/docs/contract/); every page's footer links the reference; in either language."""
+    client = Client(headers={"accept-language": language})
+    home = client.get("/").content.decode()
+    api_card = home.split('<article class="card">')[-1].split("</article>")[0]
+    assert f'<a href="/api/docs/">{footer}</a>' in api_card, api_card
+    assert f'<a href="/api/docs/contract/">{card}</a>' in api_card, api_card
+    for path in ("/", "/rules/", "/games/"):
+        page = client.get(path)
+        assert page.status_code == 200, path
+        footer_html = page.content.decode().split('<footer class="site-footer">')[1]
+        assert f'<a href="/api/docs/">{footer}</a>' in footer_html, path
+    assert client.get("/api/docs/").status_code == 200
+    assert client.get("/api/docs/contract/").status_code == 200
