@@ -302,6 +302,9 @@ class GameKit:
     #: Fields of the create form rendered by a template of the kit's (a field's name → template;
     #: the template gets ``field`` and ``form``), the others as label and input.
     field_templates: dict[str, str] = {}
+    #: The create page's own stylesheet, a static path under the package's ``static/`` (e.g.
+    #: fields shown only for some choices); ``None``: the site's styles only.
+    create_stylesheet: str | None = None
     board_template: str
     aside_template: str | None = None
     #: The table's own stylesheet, a static path (``"<game>/table.css"`` under the package's

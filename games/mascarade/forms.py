@@ -1,16 +1,23 @@
 """Mascarade's create form: players, scenario (with the custom scenario builder), challenges,
-deadlines, the history's memory; its checks are the rules' own (``normalize_options``), worded
-here."""
+deadlines, what happens to an absent player, the history's memory; its checks are the rules' own
+(``normalize_options``), worded here."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from games.core.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, option_refusal
+from games.core.kit import (
+    SHORT_TIMEOUTS,
+    TIMEOUTS,
+    GameOptionsForm,
+    absent_policy_field,
+    option_refusal,
+)
 from games.engine.base import InvalidOptions
 
 from . import display
@@ -19,7 +26,7 @@ from .rules.data import MASKS, SCENARIOS
 
 class MascaradeOptionsForm(GameOptionsForm):
     field_order = ["players", "scenario", "masks", "center", "challenge_mode", "move_timeout",
-                   "challenge_timeout", "log_masks", "private", "bots"]
+                   "challenge_timeout", "absent_policy", "log_masks", "private", "bots"]
 
     players = forms.TypedChoiceField(label=gettext_lazy("Players"), coerce=int, initial=5,
                                      choices=[(n, n) for n in range(4, 13)])
@@ -44,6 +51,7 @@ class MascaradeOptionsForm(GameOptionsForm):
     challenge_timeout = forms.TypedChoiceField(label=gettext_lazy("Time to claim or pass"),
                                                coerce=int, choices=SHORT_TIMEOUTS,
                                                initial=12 * 3600)
+    absent_policy = absent_policy_field()
     log_masks = forms.BooleanField(label=gettext_lazy("The history keeps revealed masks"),
                                    required=False, initial=True)
 
@@ -58,7 +66,7 @@ class MascaradeOptionsForm(GameOptionsForm):
         data = self.cleaned_data
         options = {key: data[key] for key in ("players", "scenario", "challenge_mode",
                                               "move_timeout", "challenge_timeout",
-                                              "log_masks") if key in data}
+                                              "absent_policy", "log_masks") if key in data}
         if data.get("scenario") == "custom":
             masks = []
             for mask_id in data.get("masks") or []:
@@ -103,12 +111,14 @@ def option_errors(exc: InvalidOptions, options: dict[str, Any]) -> list[tuple[st
 
 
 def scenario_table() -> list[dict]:
-    """The masks of each named scenario, for each player count."""
+    """The masks of each named scenario, for each player count: a mask once, with "×2" when
+    it comes twice (the Peasants), as the custom builder's boxes say it."""
     out = []
     for players in range(4, 13):
         row = {"players": players}
         for scenario in ("A", "B"):
-            ids = dict.fromkeys(SCENARIOS.get(scenario, {}).get(players, ()))
-            row[scenario] = [display.mask(m) for m in ids]
+            counts = Counter(SCENARIOS.get(scenario, {}).get(players, ()))
+            row[scenario] = [f"{display.mask(m)}{f' ×{n}' if n > 1 else ''}"
+                             for m, n in counts.items()]
         out.append(row)
     return out

@@ -33,7 +33,9 @@ class MascaradeKit(GameKit):
     option_form = forms.MascaradeOptionsForm
     create_help_template = "mascarade/_create_help.html"
     check_template = "mascarade/_scenario_check.html"
-    field_templates = {"masks": "mascarade/_masks_field.html"}
+    field_templates = {"masks": "mascarade/_masks_field.html",
+                       "center": "mascarade/_center_field.html"}
+    create_stylesheet = "mascarade/create.css"
     board_template = "mascarade/_board.html"
     stylesheet = "mascarade/table.css"
     aside_template = "mascarade/_aside.html"

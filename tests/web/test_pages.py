@@ -70,14 +70,16 @@ def test_create_needs_a_login_and_makes_a_game(users):
     answer = client.post("/games/new/", {"players": 4, "scenario": "B",
                                          "challenge_mode": "simultaneous",
                                          "move_timeout": 3600, "challenge_timeout": 600,
-                                         "log_masks": "on", "bots": 3})
+                                         "absent_policy": "bot", "log_masks": "on",
+                                         "bots": 3})
     game = Game.objects.get(created_by=users[0])
     assert answer.status_code == 302 and answer["Location"] == f"/games/{game.pk}/"
     assert game.status == "active" and game.options["scenario"] == "B"
     assert game.options["challenge_mode"] == "simultaneous"
     bad = client.post("/games/new/", {"players": 4, "scenario": "A", "challenge_mode":
                                       "sequential", "move_timeout": 3600,
-                                      "challenge_timeout": 600, "bots": 5})
+                                      "challenge_timeout": 600, "absent_policy": "bot",
+                                      "bots": 5})
     assert bad.status_code == 200 and "At most 3 bots" in bad.content.decode()
     assert Game.objects.count() == 1
 
@@ -309,7 +311,7 @@ def test_a_finished_game_replays_move_by_move_as_the_viewer_saw_it(game, users):
 def test_the_custom_scenario_builder_checks_the_rules(users):
     client = browser(users[0])
     base = {"players": 6, "scenario": "custom", "challenge_mode": "sequential",
-            "move_timeout": 3600, "challenge_timeout": 600, "bots": 5}
+            "move_timeout": 3600, "challenge_timeout": 600, "absent_policy": "bot", "bots": 5}
     # No Judge, too few stars, wrong count: each rule is named, nothing is created.
     bad = client.post("/games/new/", {**base, "masks": ["king", "thief", "spy"]})
     text = bad.content.decode()
