@@ -72,3 +72,34 @@ def site_options(options: dict) -> dict[str, Any]:
     for key, allowed in SITE_CHOICES.items():
         out[key] = choice(options, key, allowed, SITE_DEFAULTS[key])
     return out
+
+
+#: The option naming the revision of a game's rules a game is played by (see :func:`revision`).
+REVISION = "revision"
+#: The revision of games whose stored options have no ``revision``: they were created before
+#: their game had revisions, and replay as they were played.
+FIRST_REVISION = 1
+
+
+def revision(options: dict, latest: int) -> int:
+    """The option ``revision`` of ``options`` being normalized: a whole number from
+    :data:`FIRST_REVISION` to ``latest``, ``latest`` when absent (a new game plays the current
+    rules).
+
+    A game's rules may change what a seed or a list of moves gives (a ruling that draws cards
+    differently, a decision taken at once). Stored games replay from their options, seed and
+    moves, so a change that does that comes as a new revision: the rules go on playing every
+    earlier one exactly as it was, and a game plays the revision in its options for its whole
+    life. Normalized options always hold it; options stored before the game had revisions lack
+    it and are :data:`FIRST_REVISION` (:func:`played_revision`)."""
+    if REVISION not in options:
+        return latest
+    return whole_number(options, REVISION, FIRST_REVISION, latest)
+
+
+def played_revision(options: dict) -> int:
+    """The revision a game with these (normalized or stored) options plays: the option
+    ``revision``, or :data:`FIRST_REVISION` for options stored before it existed. ``setup`` reads
+    it from the options it was given, never from their normalization (which gives a new game the
+    latest), once they are checked."""
+    return options.get(REVISION, FIRST_REVISION)

@@ -6,7 +6,7 @@ words."""
 from __future__ import annotations
 
 from .rules.cards import DECK_SIZE, KINDS
-from .rules.options import CHOICES, DEFAULTS, RANGES
+from .rules.options import CHOICES, DEFAULTS, RANGES, REVISION
 
 KIND = {"type": "string", "enum": list(KINDS)}
 SEAT = {"type": "integer", "minimum": 0, "maximum": 1}
@@ -35,6 +35,10 @@ OPTIONS = {
                  "description": "staff only: the deck's order, top first (8 of each kind)"},
         "first_seat": {"type": "integer", "minimum": 0, "maximum": 1, "nullable": True,
                        "description": "staff only: who plays first"},
+        "revision": {"type": "integer", "minimum": 1, "maximum": REVISION, "default": REVISION,
+                     "description": "the rules' revision the game plays: a new game the latest "
+                                    "(2: E3b and E5); a game created before revisions has none "
+                                    "and plays revision 1"},
     },
     "additionalProperties": False,
 }

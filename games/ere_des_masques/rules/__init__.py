@@ -1,8 +1,9 @@
 """L'Ère des Masques (2 players): the pure rules.
 
-Rules: ``shared/rules/ere-des-masques.md`` (§n, rulings E1–E3); the engine's own rulings are in
-:mod:`.rules`'s docstring. Pure: nothing here imports Django or the site, only
-:mod:`games.engine`.
+Rules: ``shared/rules/ere-des-masques.md`` (§n, rulings E1–E5); the engine's own rulings are in
+:mod:`.rules`'s docstring. A game plays the rules' revision its options name (``revision``: 2,
+the latest, follows E3b and E5; options stored before revisions have none and play revision 1).
+Pure: nothing here imports Django or the site, only :mod:`games.engine`.
 
 Modules
 -------
@@ -30,6 +31,11 @@ Decisions (``Pending.decision``) and moves
   ``{"type": "keep", "card": kind}``
 - ``"assassinate"`` (``move_timeout``; timeout: the first kind of the opponent's zone in §1
   order), Assassin: ``{"type": "assassinate", "card": kind}``
+
+[E5] (revision 2) A response from an empty hand, a keep among a single card and an Assassin's
+choice in a zone of one kind are never awaited: the move that leads to them takes them, and their
+events say ``forced``. [E3b] A Recruiter or an Assassin whose card just made its owner win asks
+nothing: the game ends.
 
 View (``GAME.view(state, viewer)``)
 -----------------------------------
@@ -72,17 +78,20 @@ fields only the event's seat (and the moderator) sees; nothing else is hidden:
 
 - ``play``  ``card`` (o): a card put face down
 - ``draw``  ``count``, ``cards`` (o), ``why`` (``"turn"``, ``"noble"``, ``"spy"``)
-- ``let_pass`` / ``counter`` ``kind``: the answer (seat: the one answering)
+- ``let_pass`` / ``counter`` ``kind``: the answer (seat: the one answering); ``let_pass`` has
+  ``forced: true`` when the rules let the card pass for an empty hand (E5)
 - ``reveal``  ``card`` (seat: the card's owner); ``right`` (bool) when countered
 - ``place``  ``card``: the revealed card stays in the seat's zone
 - ``discard``  ``card``, ``why`` (``"counter"``: the counterer's own discard; ``"countered"``: the
   played card after a right counter; ``"brute"``, ``"assassin"``, ``"recruiter"``), ``from``
   (``"hand"``, ``"zone"``, ``"played"``, ``"drawn"``: among the Recruiter's cards); ``by`` (the
-  seat whose Brute or Assassin did it). The seat is the one whose card it was.
+  seat whose Brute or Assassin did it); ``forced: true`` when the rules chose the Assassin's kind
+  (E5). The seat is the one whose card it was.
 - ``power``  ``kind``: a power starts resolving for the seat
 - ``spy``  ``target``, ``hand`` (o): the target's hand the Spy saw
 - ``recruit``  ``count``, ``cards`` (o): the Recruiter's draw
-- ``keep``  ``card`` (o): the card the Recruiter kept
+- ``keep``  ``card`` (o): the card the Recruiter kept; ``forced: true`` when it was the single
+  card drawn (E5)
 - ``reshuffle``  ``count``: the discard pile became the draw pile (seat null)
 - ``turn``  ``player``: the seat's turn starts
 - ``end``  ``winners`` (seats), ``players``, ``reason``; ``kind`` for four of a kind (seat null)

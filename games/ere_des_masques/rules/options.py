@@ -12,11 +12,19 @@ option                values                                                    
 ``absent_policy``     ``"bot"`` (a bot plays for the absent seat) or ``"wait"``   ``"bot"``
 ``deal``              staff only: the 40 cards top first, 8 of each kind, or null (seeded)
 ``first_seat``        staff only: 0, 1 or null                                    (seeded)
+``revision``          the rules' revision the game plays, 1…:data:`REVISION`      the latest
 ===================== =========================================================== ============
 
 The four site options (timeouts, absence) have Mascarade's names, ranges and defaults. ``deal``
 and ``first_seat`` are kept only when given (null included: null means "drawn from the seed", as
 when absent), so normalizing normalized options gives the same dict.
+
+``revision`` (:func:`games.engine.options.revision`): a new game plays the latest; options
+stored before revisions existed lack it and play revision 1 (``setup`` reads it so). Revision 1
+is the rules before rulings E3b and E5: the Recruiter's player chooses the card to keep and the
+Assassin's the card to remove even when they have just won or have a single choice, and a player
+with an empty hand is asked to let a played card pass. Revision 2 (:data:`REVISION`) follows E3b
+and E5.
 
 How set-up reads ``deal`` (top of the deck first): cards 1–2 go face up to seat 0's zone, 3–4 to
 seat 1's, 5–9 to seat 0's hand, 10–14 to seat 1's hand, and cards 15–40 are the draw pile, top
@@ -35,16 +43,20 @@ from games.engine.options import (
     SITE_RANGES,
     is_int,
     known_options,
+    revision,
     site_options,
 )
 
 from .cards import COPIES, DECK_SIZE, KINDS, PLAYERS
 
 OPTION_KEYS = ("players", "move_timeout", "challenge_timeout", "absent_after", "absent_policy",
-               "deal", "first_seat")
+               "deal", "first_seat", "revision")
+
+#: The rules' latest revision, which new games play (rulings E3b and E5).
+REVISION = 2
 
 CHOICES = dict(SITE_CHOICES)
-DEFAULTS: dict[str, Any] = {"players": PLAYERS, **SITE_DEFAULTS}
+DEFAULTS: dict[str, Any] = {"players": PLAYERS, **SITE_DEFAULTS, "revision": REVISION}
 RANGES = dict(SITE_RANGES)
 
 
@@ -101,6 +113,7 @@ def normalize_options(options: Any) -> dict[str, Any]:
     known_options(options, OPTION_KEYS)
     out: dict[str, Any] = {"players": _players(options)}
     out.update(site_options(options))
+    out["revision"] = revision(options, REVISION)
     if "deal" in options:
         out["deal"] = _deal(options["deal"])
     if "first_seat" in options:

@@ -22,8 +22,12 @@ decision        timer                 moves
 type, missing or unexpected field, a kind that is not a string or not one of the five kinds). A
 well-formed move the rules do not allow now raises :class:`IllegalMove` with a stable ``code``.
 
-Rulings this engine makes (beyond E1–E3)
+Rulings this engine makes (beyond E1–E5)
 ----------------------------------------
+- **Revisions.** A game plays the rules' revision its options name (``revision``; options stored
+  before revisions existed name none and play revision 1), so that a stored game replays from
+  its seed and moves as it was played. Revision 1 is the rules before E3b and E5 (every decision
+  below was asked of its player); revision 2, the latest, follows them. Nothing else differs.
 - **Set-up.** The deck (shuffled, or the staff option ``deal``, top first) gives 2 cards face up to
   seat 0's zone, 2 to seat 1's, 5 to seat 0's hand, 5 to seat 1's; the other 26 are the pile. The
   set-up cards' powers do not apply and no victory is checked (2 cards cannot win). The first
@@ -41,12 +45,18 @@ Rulings this engine makes (beyond E1–E3)
   card's power applies for the counterer (so a reshuffle during that power includes both cards).
   Any kind may be named, even one whose eight copies are all in sight.
 - **The Recruiter** draws up to 5 cards (fewer when the pile and the discard run out, E2) and holds
-  them apart from the hand; its player keeps one whenever at least one was drawn (even when only
-  one was: the decision then has a single legal move), and the others go to the discard pile in
-  the order of §1. With no card drawn nothing happens.
-- **The Assassin** asks for a decision whenever the opponent's zone has a card, even of one kind
-  only; with an empty zone the power does nothing. Copies are identical: the copy removed is the
-  last one laid of that kind.
+  them apart from the hand; its player keeps one whenever at least one was drawn, and the others
+  go to the discard pile in the order of §1. With no card drawn nothing happens. **[E5]** A
+  single card drawn is kept at once (revision 1 asked even then: a single legal move).
+- **The Assassin** asks for a decision whenever the opponent's zone has a card; with an empty
+  zone the power does nothing. Copies are identical: the copy removed is the last one laid of
+  that kind. **[E5]** A zone of one kind loses that kind at once (revision 1 asked even then).
+- **[E5] Decisions taken at once** (revision 2) are the rules' own: the move that led to them
+  applies them in its resolution, with their usual events marked ``forced: true`` (``let_pass``;
+  ``keep``; the Assassin's ``discard``), so the history shows them and no deadline runs for
+  them. A player with an empty hand is still asked for their turn (drawing is then their only
+  move, but the turn is theirs) and a counterer with one card for their discard (E5's list is
+  exhaustive).
 - **The Brute** discards a uniformly random (seeded) card of the opponent's hand; nothing when
   that hand is empty. The card is discarded face up, so which one is public.
 - **The Spy** draws first, then sees the opponent's hand; the sighting is kept in the player's
@@ -55,7 +65,10 @@ Rulings this engine makes (beyond E1–E3)
   its power fully resolved, including a Recruiter's or an Assassin's decision — and only then.
   Only a card placed in a zone can make that zone win; the Assassin only removes cards, so it
   cannot make its victim win, and a right counter (which places nothing) makes nobody win. As a
-  zone gains one card at a time, both players can never win at once.
+  zone gains one card at a time, both players can never win at once. **[E3b]** (revision 2) When
+  the card just placed made its owner's zone win, a Recruiter's or an Assassin's power stops
+  where it would ask for its decision (the Recruiter has drawn: those cards stay apart, kept by
+  nobody) and the game ends there; a power that asks nothing resolves, then the game ends.
 - **Stalemate.** A draw that takes no card (pile and discard empty) changes nothing. When two
   turns in a row end that way — each player declined to play while nothing could be drawn — the
   position can only repeat: the game ends with no winner, reason ``"stalemate"``. (It is what
@@ -68,7 +81,6 @@ Rulings this engine makes (beyond E1–E3)
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from games.engine.base import (
@@ -80,6 +92,7 @@ from games.engine.base import (
     move_fields,
     spell,
 )
+from games.engine.options import played_revision
 from games.engine.rng import below, seed_state, shuffle
 
 from .cards import (
@@ -127,16 +140,14 @@ def timer(decision: str) -> str:
     return "challenge_timeout" if decision == "respond" else "move_timeout"
 
 
-class _Ended(Exception):
-    """Raised inside ``apply`` when the game ends: the rest of the resolution is not played."""
-
-
 # --------------------------------------------------------------------------------------------
 # Set-up
 
 
 def setup(options: dict[str, Any], seed: int) -> State:
-    """The initial state. Options are normalized here too; all randomness flows from ``seed``."""
+    """The initial state. Options are normalized here too; all randomness flows from ``seed``.
+    The game plays the revision its options name, revision 1 when they name none (options stored
+    before revisions existed: :func:`games.engine.options.played_revision`)."""
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError("The seed must be an int.")
     opts = normalize_options(options)
@@ -158,7 +169,7 @@ def setup(options: dict[str, Any], seed: int) -> State:
         first=first, rng=rng, seq=0, turn=1, seat=first, phase="turn", decider=first,
         pile=pile, discard=[], hands=hands, zones=zones, played="", revealed=False, counter="",
         power_seat=-1, power="", recruited=[], seen=[[] for _ in range(PLAYERS)], idle=0,
-        winners=[], reason="", kind="",
+        winners=[], reason="", kind="", revision=played_revision(options),
     )
 
 
@@ -263,8 +274,7 @@ def apply(state: State, player: Any, move: Any) -> tuple[State, list[dict[str, A
     s = state.copy()
     s.seq += 1
     events: list[dict[str, Any]] = []
-    with contextlib.suppress(_Ended):  # the game ended: the rest of the resolution is dropped
-        _HANDLERS[mtype](s, events, player, *values)
+    _HANDLERS[mtype](s, events, player, *values)
     return s, events
 
 
@@ -286,13 +296,14 @@ def _event(s: State, etype: str, seat: int | None, **fields: Any) -> dict[str, A
 
 
 def _end(s: State, events: list, winners: list[int], reason: str, kind: str = "") -> None:
+    """The game ends: nothing more resolves (every caller returns at once: ``return _end(...)``).
+    """
     s.phase, s.decider = "over", -1
     s.winners, s.reason, s.kind = list(winners), reason, kind
     details = {"kind": kind} if kind else {}
     # The event gets its own lists: the state's must not change when the event does.
     events.append(_event(s, "end", None, winners=list(winners), players=list(winners),
                          reason=reason, **details))
-    raise _Ended
 
 
 def _take(s: State, events: list, count: int) -> list[str]:
@@ -319,11 +330,11 @@ def _draw(s: State, events: list, seat: int, count: int, why: str) -> int:
 
 
 def _discard_event(s: State, events: list, seat: int, card: str, why: str, source: str,
-                   by: int | None = None) -> None:
+                   by: int | None = None, forced: bool = False) -> None:
     fields: dict[str, Any] = {"card": card, "why": why, "from": source}
     if by is not None:
         fields["by"] = by
-    events.append(_event(s, "discard", seat, **fields))
+    events.append(_event(s, "discard", seat, **fields, **_forced(forced)))
 
 
 # Turn ----------------------------------------------------------------------------------------
@@ -332,7 +343,7 @@ def _discard_event(s: State, events: list, seat: int, card: str, why: str, sourc
 def _draw_turn(s: State, events: list, player: int) -> None:
     got = _draw(s, events, player, 2, "turn")
     s.idle = 0 if got else s.idle + 1  # [E4] a draw that took no card
-    _next_turn(s, events)
+    return _next_turn(s, events)
 
 
 def _play(s: State, events: list, player: int, card: str) -> None:
@@ -345,6 +356,9 @@ def _play(s: State, events: list, player: int, card: str) -> None:
     s.played, s.revealed, s.counter = card, False, ""
     s.phase, s.decider = "respond", 1 - player
     events.append(_event(s, "play", player, card=card))
+    if s.revision >= 2 and not s.hands[1 - player]:
+        # [E5] An empty hand can only let the card pass (hand sizes are public).
+        return _let_pass(s, events, 1 - player, forced=True)
 
 
 # Answer ---------------------------------------------------------------------------------------
@@ -367,11 +381,11 @@ def _place(s: State, events: list) -> str:
     return card
 
 
-def _let_pass(s: State, events: list, player: int) -> None:
-    events.append(_event(s, "let_pass", player))
+def _let_pass(s: State, events: list, player: int, forced: bool = False) -> None:
+    events.append(_event(s, "let_pass", player, **_forced(forced)))
     _reveal(s, events, None)
     card = _place(s, events)
-    _resolve(s, events, s.seat, card)
+    return _resolve(s, events, s.seat, card)
 
 
 def _counter(s: State, events: list, player: int, kind: str) -> None:
@@ -399,11 +413,10 @@ def _discard(s: State, events: list, player: int, card: str) -> None:
         s.discard.append(played)
         s.played, s.revealed = "", False
         _discard_event(s, events, s.seat, played, "countered", "played")
-        _resolve(s, events, player, card)
-    else:
-        # Wrong: the played card stays and its power applies for its owner.
-        placed = _place(s, events)
-        _resolve(s, events, s.seat, placed)
+        return _resolve(s, events, player, card)
+    # Wrong: the played card stays and its power applies for its owner.
+    placed = _place(s, events)
+    return _resolve(s, events, s.seat, placed)
 
 
 # Powers --------------------------------------------------------------------------------------
@@ -433,20 +446,38 @@ def _resolve(s: State, events: list, seat: int, kind: str) -> None:
         events.append(_event(s, "recruit", seat, count=len(got), cards=list(got)))
         if got:
             s.recruited = got
-            _ask(s, seat, kind, "keep")
-            return
+            if s.revision >= 2:
+                won = victory(s.zones[seat])
+                if won is not None:  # [E3b] no card to keep: the game is won
+                    return _end(s, events, [seat], *won)
+                if len(got) == 1:  # [E5] a single card drawn: it is kept
+                    return _keep(s, events, seat, got[0], forced=True)
+            return _ask(s, seat, kind, "keep")
     elif kind == "assassin" and s.zones[opponent]:
-        _ask(s, seat, kind, "assassinate")
-        return
-    _finish(s, events)
+        if s.revision >= 2:
+            won = victory(s.zones[seat])
+            if won is not None:  # [E3b] no card to remove: the game is won
+                return _end(s, events, [seat], *won)
+            kinds = distinct(s.zones[opponent])
+            if len(kinds) == 1:  # [E5] a zone of one kind: that kind goes
+                return _assassinate(s, events, seat, kinds[0], forced=True)
+        return _ask(s, seat, kind, "assassinate")
+    return _finish(s, events)
 
 
 def _ask(s: State, seat: int, kind: str, decision: str) -> None:
+    """The power waits for its player's decision: the move's resolution stops here."""
     s.power_seat, s.power = seat, kind
     s.phase, s.decider = decision, seat
 
 
-def _keep(s: State, events: list, player: int, card: str) -> None:
+def _forced(forced: bool) -> dict[str, Any]:
+    """The field of an event that a decision taken at once for its player [E5] carries:
+    ``forced: true`` (absent when the player chose)."""
+    return {"forced": True} if forced else {}
+
+
+def _keep(s: State, events: list, player: int, card: str, forced: bool = False) -> None:
     if card not in s.recruited:
         raise IllegalMove(f"There is no {card} among the cards you drew: keep one of "
                           f"{', '.join(distinct(s.recruited))} (§1).", code="card_not_recruited",
@@ -455,14 +486,14 @@ def _keep(s: State, events: list, player: int, card: str) -> None:
     rest.remove(card)
     s.recruited = []
     s.hands[player] = in_order([*s.hands[player], card])
-    events.append(_event(s, "keep", player, card=card))
+    events.append(_event(s, "keep", player, card=card, **_forced(forced)))
     for other in rest:
         s.discard.append(other)
         _discard_event(s, events, player, other, "recruiter", "drawn")
-    _finish(s, events)
+    return _finish(s, events)
 
 
-def _assassinate(s: State, events: list, player: int, card: str) -> None:
+def _assassinate(s: State, events: list, player: int, card: str, forced: bool = False) -> None:
     victim = 1 - player
     zone = s.zones[victim]
     if card not in zone:
@@ -471,8 +502,8 @@ def _assassinate(s: State, events: list, player: int, card: str) -> None:
                           card=card, cards=distinct(zone))
     del zone[len(zone) - 1 - zone[::-1].index(card)]  # the last one laid of that kind
     s.discard.append(card)
-    _discard_event(s, events, victim, card, "assassin", "zone", by=player)
-    _finish(s, events)
+    _discard_event(s, events, victim, card, "assassin", "zone", by=player, forced=forced)
+    return _finish(s, events)
 
 
 # End of a turn ---------------------------------------------------------------------------------
@@ -485,16 +516,16 @@ def _finish(s: State, events: list) -> None:
     for seat in (s.seat, 1 - s.seat):
         won = victory(s.zones[seat])
         if won is not None:
-            _end(s, events, [seat], *won)
-    _next_turn(s, events)
+            return _end(s, events, [seat], *won)
+    return _next_turn(s, events)
 
 
 def _next_turn(s: State, events: list) -> None:
     # [E4] Stalemate (two turns in a row ended by a draw that took nothing), turn limit.
     if s.idle >= IDLE_LIMIT:
-        _end(s, events, [], "stalemate")
+        return _end(s, events, [], "stalemate")
     if s.turn >= TURN_LIMIT:
-        _end(s, events, [], "turn_limit")
+        return _end(s, events, [], "turn_limit")
     s.turn += 1
     s.seat = 1 - s.seat
     s.phase, s.decider = "turn", s.seat

@@ -26,7 +26,8 @@ Fields (``to_json`` writes them under these names, lists as JSON arrays):
 ``counter``       the kind the opponent named when countering this turn, else ``""``
 ``power_seat``    the seat a power awaiting a decision (Recruiter, Assassin) resolves for, or -1
 ``power``         that power's kind, or ``""``
-``recruited``     the cards a Recruiter drew and its owner chooses from, in §1 order; secret
+``recruited``     the cards a Recruiter drew and its owner chooses from, in §1 order (once over
+                  after E3b, the cards it drew before the game ended, kept by nobody); secret
 ``seen``          per seat, the Spy's sightings of the opponent's hand: ``[seq, hand]`` (hand in §1
                   order), oldest first; each is its seat's private knowledge
 ``idle``          consecutive turns ended by a draw that took no card (see the stalemate ruling in
@@ -35,6 +36,9 @@ Fields (``to_json`` writes them under these names, lists as JSON arrays):
 ``reason``        ``"four_of_a_kind"``, ``"five_kinds"``, ``"stalemate"`` or ``"turn_limit"``;
                   ``""`` before the end
 ``kind``          the kind of a four-of-a-kind victory, else ``""``
+``revision``      the rules' revision the game plays (its option ``revision``: 1, or 2 for rulings
+                  E3b and E5); a snapshot stored before revisions existed has none and is of a
+                  revision 1 game
 ================  ==================================================================================
 """
 
@@ -42,6 +46,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any
+
+from games.engine.options import FIRST_REVISION
 
 
 @dataclass(slots=True)
@@ -68,6 +74,7 @@ class State:
     winners: list[int]
     reason: str
     kind: str
+    revision: int
 
     def copy(self) -> State:
         """A deep copy: ``apply`` changes it freely without touching ``self``."""
@@ -85,7 +92,8 @@ class State:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> State:
-        values: dict[str, Any] = {name: data[name] for name in _SCALARS}
+        values: dict[str, Any] = {name: data[name] for name in _SCALARS if name != "revision"}
+        values["revision"] = data.get("revision", FIRST_REVISION)
         for name in _FLAT_LISTS:
             values[name] = list(data[name])
         values["hands"] = [list(hand) for hand in data["hands"]]

@@ -40,9 +40,13 @@ def deal(zone0: Sequence[str] = ("noble", "recruiter"), zone1: Sequence[str] = (
     return [*top, *rest]
 
 
-def start(first: int = 0, **parts: Any) -> State:
-    """A game dealt :func:`deal` ``(**parts)``, ``first`` to play."""
-    return G.setup({"deal": deal(**parts), "first_seat": first}, seed=1)
+def start(first: int = 0, revision: int | None = None, **parts: Any) -> State:
+    """A game dealt :func:`deal` ``(**parts)``, ``first`` to play, under the rules' latest
+    revision (the options normalized, as for a new game) or ``revision``."""
+    options = {"deal": deal(**parts), "first_seat": first}
+    if revision is not None:
+        options["revision"] = revision
+    return G.setup(G.normalize_options(options), seed=1)
 
 
 def stage(s: State, rest: int | None = None, **fields: Any) -> State:

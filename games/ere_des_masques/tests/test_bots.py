@@ -25,7 +25,7 @@ WIN_RATE = 0.6
 def play(seed: int, bots: list[Any], on_choice=None, state=None) -> Any:
     """A game with one bot per player; each gets its player's projection, legal moves and viewed
     history (events viewed when they happened, tagged with their move's seq)."""
-    state = state if state is not None else G.setup({}, seed)
+    state = state if state is not None else G.setup(G.normalize_options({}), seed)
     histories: list[list[dict[str, Any]]] = [[], []]
     seq = state.seq
     while G.result(state) is None:

@@ -12,7 +12,7 @@ from .support import deal
 
 HUGE = [10**5000, -(10**5000), 10**4300, 2**20_000, -(2**64), 10**40]
 DEFAULTS = {"players": 2, "move_timeout": 86400, "challenge_timeout": 43200, "absent_after": 3,
-            "absent_policy": "bot"}
+            "absent_policy": "bot", "revision": 2}
 
 
 def refuse(options, field, code):
@@ -40,6 +40,8 @@ def test_defaults_fill_every_option():
     {"deal": deal(), "first_seat": 1},
     {"deal": None, "first_seat": None},
     {"first_seat": 0},
+    {"revision": 1},
+    {"revision": 2},
 ])
 def test_normalize_is_idempotent_and_keeps_what_was_given(options):
     once = G.normalize_options(options)
@@ -88,6 +90,11 @@ def test_normalize_is_idempotent_and_keeps_what_was_given(options):
     ({"deal": [*deal()[:39], None]}, "deal", "wrong_type"),
     ({"deal": [*deal()[:39], "joker"]}, "deal", "unknown_kind"),
     ({"deal": [*deal()[:39], "Noble"]}, "deal", "unknown_kind"),
+    ({"revision": 0}, "revision", "out_of_range"),
+    ({"revision": 3}, "revision", "out_of_range"),
+    ({"revision": "2"}, "revision", "wrong_type"),
+    ({"revision": None}, "revision", "wrong_type"),
+    ({"revision": True}, "revision", "wrong_type"),
 ])
 def test_refusals(options, field, code):
     refuse(options, field, code)
@@ -107,7 +114,8 @@ def test_players_out_of_range_are_refused_by_player_count_too():
 
 
 def test_huge_ints_are_out_of_range_and_short():
-    for key in ("players", "move_timeout", "challenge_timeout", "absent_after", "first_seat"):
+    for key in ("players", "move_timeout", "challenge_timeout", "absent_after", "first_seat",
+                "revision"):
         for value in HUGE:
             error = refuse({key: value}, key, "out_of_range")
             if abs(value) >= 10**40:
@@ -129,3 +137,13 @@ def test_the_deal_fixes_the_cards():
     cards = deal(pile=("assassin", "assassin", "spy"))
     s = G.setup({"deal": cards, "first_seat": 0}, seed=99)
     assert s.pile == cards[14:]
+
+
+def test_a_new_game_plays_the_latest_revision_and_stored_options_without_one_the_first():
+    """Normalized options name the latest revision (2: rulings E3b and E5), so a new game plays
+    it; options stored before revisions existed have none, and ``setup`` plays revision 1 for
+    them, as they were played."""
+    assert G.setup(G.normalize_options({}), 5).revision == 2
+    assert G.setup({"revision": 1}, 5).revision == 1
+    stored = {key: value for key, value in DEFAULTS.items() if key != "revision"}
+    assert G.setup(stored, 5).revision == 1

@@ -11,9 +11,13 @@ After every move of a random game (legal moves, and the §5 timeout move at some
 - every event has ``type``, ``seat`` and ``turn``; views and viewed events are JSON for every
   viewer; the players' and the spectator's show no hidden card (no other hand, no pile, no face-
   down card of the other player, no Recruiter draw of the other player, no private event field);
-- [E3] no zone wins while the game goes on (but the turn player's while the power of the card
-  they just placed waits for its decision); a game won ends in the move that placed the winning
-  card in the winner's zone or resolved its power, with ``end`` as the last event;
+- [E3] no zone wins while the game goes on (in revision 1, but the turn player's while the power
+  of the card they just placed waits for its decision; [E3b] never in revision 2); a game won
+  ends in the move that placed the winning card in the winner's zone or (revision 1) resolved
+  its power, with ``end`` as the last event;
+- [E5] in revision 2 no decision awaited has a single option everyone can know (a response from
+  an empty hand, a Recruiter's keep among one card, an Assassin's choice in a zone of one kind),
+  and each event of a decision taken at once says ``forced``;
 - the game ends (with the turn limit far away); replaying its moves from the seed gives the same
   states and events.
 """
@@ -49,6 +53,10 @@ def options(draw) -> dict[str, Any]:
         out["first_seat"] = draw(st.sampled_from([0, 1, None]))
     if draw(st.integers(0, 3)) == 0:
         out["deal"] = draw(st.permutations([kind for kind in KINDS for _ in range(8)]))
+    # The latest revision mostly; the first (also as stored before revisions: no option) too.
+    revision = draw(st.sampled_from([2, 2, 1, None]))
+    if revision is not None:
+        out["revision"] = revision
     return out
 
 
@@ -96,12 +104,19 @@ def check_step(before: Any, player: int, move: dict[str, Any], after: Any,
     for hand in after.hands:
         assert hand == sorted(hand, key=KINDS.index)
     assert events and all({"type", "seat", "turn"} <= set(e) for e in events)
+    forced = [e for e in events if "forced" in e]
+    assert all(e["forced"] is True for e in forced)
+    if after.revision == 1:
+        assert not forced
+    else:  # [E5] only the three decisions taken at once
+        assert {(e["type"], e.get("why")) for e in forced} <= {
+            ("let_pass", None), ("keep", None), ("discard", "assassin")}
     json.dumps(events)
     result = G.result(after)
     if result is None:
         # A zone may win only while the power of the card just placed waits for its decision
-        # (E3: the check comes once the power is resolved).
-        waiting = after.phase in ("keep", "assassinate")
+        # (E3: the check comes once the power is resolved), in revision 1 only (E3b).
+        waiting = after.phase in ("keep", "assassinate") and after.revision == 1
         for seat, zone in enumerate(after.zones):
             assert victory(zone) is None or (waiting and seat == after.seat), \
                 "an undeclared victory"
@@ -109,6 +124,11 @@ def check_step(before: Any, player: int, move: dict[str, Any], after: Any,
         legal = G.legal_moves(after, p.player)
         assert legal and G.timeout_move(after, p.player) in legal
         assert G.legal_moves(after, 1 - p.player) == []
+        if after.revision >= 2:  # [E5] nothing obvious is awaited
+            assert not (after.phase == "respond" and not after.hands[p.player])
+            assert not (after.phase == "keep" and len(after.recruited) == 1)
+            assert not (after.phase == "assassinate"
+                        and len(set(after.zones[1 - p.player])) == 1)
     else:
         end = events[-1]
         assert end["type"] == "end" and [e for e in events if e["type"] == "end"] == [end]

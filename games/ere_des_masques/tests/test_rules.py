@@ -180,7 +180,7 @@ def test_brute_discards_a_random_card_of_the_opponents_hand():
 
 def test_brute_on_an_empty_hand_does_nothing():
     s = stage(start(), hands=[["brute"], []])
-    s, events = script(s, play("brute"), PASS)
+    s, events = do(s, 0, play("brute"))  # [E5] the empty hand lets it pass at once
     assert types(events)[-2:] == ["power", "turn"] and not of_type(events, "discard")
 
 
@@ -217,11 +217,7 @@ def test_recruiter_with_fewer_than_five_cards_left():
     assert of_type(events, "recruit")[0]["count"] == 2
     s, events = do(s, 0, {"type": "keep", "card": "brute"})
     assert [e["card"] for e in of_type(events, "discard")] == ["spy"]
-    # One card left: the keep decision is still asked, with one legal move.
-    s = stage(start(), pile=["assassin"], discard=[], rest=1)
-    s, events = script(s, play("recruiter"), PASS)
-    assert G.legal_moves(s, 0) == [{"type": "keep", "card": "assassin"}]
-    assert G.timeout_move(s, 0) == {"type": "keep", "card": "assassin"}
+    # One card left: it is kept at once [E5] (see the E5 tests).
     # Nothing left: no decision, the turn passes.
     s = stage(start(), pile=[], discard=[], rest=1)
     s, events = script(s, play("recruiter"), PASS)
@@ -308,7 +304,8 @@ def test_right_counter_with_a_noble_or_a_spy():
 
 
 def test_no_counter_with_an_empty_hand():
-    s = stage(start(), hands=[list(KINDS), []])
+    # (Revision 1: revision 2 lets the card pass at once for an empty hand, E5.)
+    s = stage(start(revision=1), hands=[list(KINDS), []])
     s, _ = do(s, 0, PLAY)
     assert G.legal_moves(s, 1) == [PASS]
     with pytest.raises(IllegalMove) as info:
@@ -369,7 +366,9 @@ def test_four_of_a_kind_after_the_power():
 
 
 def test_five_kinds_checked_once_the_assassins_decision_is_made():
-    s = stage(start(), zones=[["noble", "recruiter", "spy", "brute"], ["spy", "spy", "spy"]])
+    # (Revision 1: revision 2 ends the game before the decision, E3b.)
+    s = stage(start(revision=1),
+              zones=[["noble", "recruiter", "spy", "brute"], ["spy", "spy", "spy"]])
     s, events = script(s, play("assassin"), PASS)
     assert s.phase == "assassinate" and G.result(s) is None
     s, events = do(s, 0, {"type": "assassinate", "card": "spy"})
@@ -377,8 +376,8 @@ def test_five_kinds_checked_once_the_assassins_decision_is_made():
     assert G.result(s).winner_seats == (0,) and G.result(s).details == {}
 
 
-def test_a_winning_recruiter_still_keeps_first():
-    s = stage(start(), zones=[["recruiter"] * 3, []])
+def test_a_winning_recruiter_still_keeps_first_in_revision_1():
+    s = stage(start(revision=1), zones=[["recruiter"] * 3, []])
     s, _ = script(s, play("recruiter"), PASS)
     assert s.phase == "keep" and G.result(s) is None
     s, events = decide_keep(s)
@@ -401,8 +400,10 @@ def test_victory_through_a_wrong_counter():
 def test_a_right_counter_stops_the_victory_and_its_assassin_hits_back():
     s = stage(start(), zones=[["brute", "brute", "brute"], ["brute", "brute", "brute"]])
     s, _ = script(s, play("brute"), counter("brute"))
-    s, _ = do(s, 1, discard("assassin"))
-    s, _ = do(s, 1, {"type": "assassinate", "card": "brute"})
+    s, events = do(s, 1, discard("assassin"))  # [E5] a zone of one kind: a brute goes at once
+    assert of_type(events, "discard")[-1] == {
+        "type": "discard", "seat": 0, "turn": 1, "card": "brute", "why": "assassin",
+        "from": "zone", "by": 1, "forced": True}
     assert G.result(s) is None and s.zones == [["brute", "brute"], ["brute"] * 3]
     # The counterer's own discarded card is not placed: a right counter with the fourth brute
     # in hand does not make the counterer win either.
@@ -514,6 +515,111 @@ def test_e4_stalemate_and_turn_limit_end_the_game_with_no_winner_and_a_public_re
     assert events[-1] == {"type": "end", "seat": None, "turn": TURN_LIMIT, "winners": [],
                           "players": [], "reason": "turn_limit"}
     assert G.view(s, 1)["reason"] == "turn_limit" and G.result(s).winner_seats == ()
+
+
+def viewed(events, viewer, s):
+    return [G.view_event(e, viewer, s) for e in events]
+
+
+def test_e3b_a_recruiter_that_wins_ends_the_game_where_it_would_ask_for_the_keep():
+    s = stage(start(pile=("spy", "assassin", "spy")), zones=[["recruiter"] * 3, ["noble"]])
+    s, events = script(s, play("recruiter"), PASS)
+    assert types(events)[-4:] == ["place", "power", "recruit", "end"]
+    assert events[-1] == {"type": "end", "seat": None, "turn": 1, "winners": [0],
+                          "players": [0], "reason": "four_of_a_kind", "kind": "recruiter"}
+    assert G.pending(s) == [] and G.result(s).winner_seats == (0,)
+    # The cards drawn stay apart, kept by nobody; nobody is shown them any more.
+    assert len(s.recruited) == 5 and s.hands[0] == ["noble", "spy", "brute", "assassin"]
+    assert G.view(s, 0)["recruited"] is None and G.view(s, 0)["power"] is None
+    conserved(s)
+    # Through a wrong counter too: the card placed wins, the Recruiter asks nothing.
+    s = stage(start(), zones=[["recruiter"] * 3, ["noble"]])
+    s, _ = script(s, play("recruiter"), counter("spy"))
+    s, events = do(s, 1, discard("noble"))
+    assert types(events)[-3:] == ["power", "recruit", "end"] and G.result(s).winner_seats == (0,)
+
+
+def test_e3b_an_assassin_that_wins_ends_the_game_before_the_removal():
+    s = stage(start(), zones=[["noble", "recruiter", "spy", "brute"], ["spy", "noble"]])
+    s, events = script(s, play("assassin"), PASS)
+    assert types(events)[-2:] == ["power", "end"]
+    assert events[-1]["reason"] == "five_kinds" and G.result(s).winner_seats == (0,)
+    assert s.zones[1] == ["spy", "noble"] and s.phase == "over"
+    # Revision 1 asked for the removal first (as a game stored under it replays).
+    s = stage(start(revision=1), zones=[["noble", "recruiter", "spy", "brute"], ["spy", "noble"]])
+    s, events = script(s, play("assassin"), PASS)
+    assert s.phase == "assassinate" and G.result(s) is None
+
+
+def test_e3b_a_power_that_asks_nothing_resolves_then_the_game_ends():
+    s = stage(start(pile=("brute", "spy")), zones=[["noble"] * 3, ["spy", "spy"]])
+    s, events = script(s, play("noble"), PASS)
+    assert types(events)[-3:] == ["power", "draw", "end"]
+    assert G.result(s).details == {"kind": "noble"}
+
+
+def test_e5_a_response_from_an_empty_hand_is_let_pass_at_once():
+    s = stage(start(pile=("spy", "brute")), hands=[list(KINDS), []])
+    s, events = do(s, 0, PLAY)
+    assert types(events) == ["play", "let_pass", "reveal", "place", "power", "draw", "turn"]
+    assert events[1] == {"type": "let_pass", "seat": 1, "turn": 1, "forced": True}
+    assert G.pending(s) == [Pending(1, 1, "turn", "move_timeout")]
+    # Recorded in the move's events: every viewer sees the answer given for the empty hand.
+    for viewer in (0, 1, "spectator", "moderator"):
+        assert viewed(events, viewer, s)[1] == events[1]
+    # The turn of a player with an empty hand stays theirs (E5's list is exhaustive).
+    s = stage(start(), hands=[[], list(KINDS)])
+    assert G.pending(s) == [Pending(0, 0, "turn", "move_timeout")]
+    assert G.legal_moves(s, 0) == [DRAW]
+    # Revision 1 asked the empty hand (as a game stored under it replays).
+    s = stage(start(revision=1), hands=[list(KINDS), []])
+    s, events = do(s, 0, PLAY)
+    assert types(events) == ["play"] and G.pending(s) == [
+        Pending(1, 1, "respond", "challenge_timeout")]
+
+
+def test_e5_a_recruiter_that_drew_a_single_card_keeps_it_at_once():
+    s = stage(start(), pile=["assassin"], discard=[], rest=1)
+    s, events = script(s, play("recruiter"), PASS)
+    assert types(events)[-3:] == ["recruit", "keep", "turn"]
+    keep = of_type(events, "keep")[0]
+    assert keep == {"type": "keep", "seat": 0, "turn": 1, "card": "assassin", "forced": True}
+    assert "assassin" in s.hands[0] and s.recruited == [] and (s.phase, s.seat) == ("turn", 1)
+    # The opponent sees that the single card was kept at once, not which it is.
+    assert G.view_event(keep, 1, s) == {"type": "keep", "seat": 0, "turn": 1, "forced": True}
+    assert G.view_event(keep, 0, s) == keep
+    conserved(s)
+    # Two cards, even of one kind, are the player's choice.
+    s = stage(start(), pile=["spy", "spy"], discard=[], rest=1)
+    s, _ = script(s, play("recruiter"), PASS)
+    assert G.pending(s) == [Pending(0, 0, "keep", "move_timeout")]
+    # Revision 1 asked for the single card too.
+    s = stage(start(revision=1), pile=["assassin"], discard=[], rest=1)
+    s, _ = script(s, play("recruiter"), PASS)
+    assert G.legal_moves(s, 0) == [{"type": "keep", "card": "assassin"}]
+
+
+def test_e5_an_assassin_facing_a_zone_of_one_kind_removes_it_at_once():
+    s = stage(start(), zones=[["noble", "recruiter"], ["spy", "noble", "spy"]])
+    s, _ = script(s, play("assassin"), PASS)
+    assert s.phase == "assassinate", "two kinds: the player chooses"
+    s = stage(start(), zones=[["noble", "recruiter"], ["spy", "spy"]])
+    s, events = script(s, play("assassin"), PASS)
+    assert types(events)[-3:] == ["power", "discard", "turn"]
+    assert events[-2] == {"type": "discard", "seat": 1, "turn": 1, "card": "spy",
+                          "why": "assassin", "from": "zone", "by": 0, "forced": True}
+    assert s.zones[1] == ["spy"] and (s.phase, s.seat) == ("turn", 1)
+    assert viewed(events, "spectator", s)[-2] == events[-2]
+    # Revision 1 asked.
+    s = stage(start(revision=1), zones=[["noble", "recruiter"], ["spy", "spy"]])
+    s, _ = script(s, play("assassin"), PASS)
+    assert G.legal_moves(s, 0) == [{"type": "assassinate", "card": "spy"}]
+
+
+def test_e5_a_counterer_with_one_card_still_chooses_their_discard():
+    s = stage(start(), hands=[list(KINDS), ["spy"]])
+    s, _ = script(s, PLAY, counter("spy"))
+    assert G.pending(s) == [Pending(1, 1, "discard", "move_timeout")]
 
 
 # Timeouts (§5) --------------------------------------------------------------------------
