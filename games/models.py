@@ -446,10 +446,13 @@ class InboundMessage(models.Model):
         DUPLICATE = "duplicate", _("same message again (ignored)")
         NO_TOKEN = "no_token", _("no reply address of ours (ignored)")
         BAD_TOKEN = "bad_token", _("forged reply address (ignored)")
-        EXPIRED = "expired", _("expired reply address (ignored)")
+        EXPIRED = "expired", _("expired reply address (the player told)")
         WRONG_SENDER = "wrong_sender", _("sender is not the player (ignored)")
         TOO_LARGE = "too_large", _("too large (ignored)")
         MALFORMED = "malformed", _("unreadable mail (ignored)")
+        REFUSED = "refused", _("sender not authenticated (refused, the player told)")
+        THROTTLED = "throttled", _("too many mails (the player told once)")
+        SILENCED = "silenced", _("too many mails (ignored)")
 
     received_at = models.DateTimeField(auto_now_add=True, db_index=True)
     via = models.CharField(max_length=32)
@@ -473,6 +476,10 @@ class InboundMessage(models.Model):
 
     class Meta:
         ordering = ["-received_at"]
+        indexes = [
+            # The mails of one sender in the last window (games.mail.receive's limits).
+            models.Index(fields=["sender", "received_at"], name="games_inbound_sender_time"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.via} from {self.sender or '?'}: {self.status}"

@@ -10,6 +10,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games.core import dispatch, services
+from games.mail import receive as inbound
 from games.notify import delivery, digests, outbox
 from games.webhooks import endpoints as webhooks
 
@@ -89,6 +90,13 @@ def forget_webhook_deliveries() -> int:
     """Daily: the deliveries made or abandoned longer than ``WEBHOOK_KEEP_DAYS`` ago deleted
     (safe to run twice or late)."""
     return webhooks.forget_old()
+
+
+@shared_task(name="games.forget_inbound_mail", ignore_result=True)
+def forget_inbound_mail() -> int:
+    """Daily: inbound mails past ``MAIL_KEEP_ANSWERED_DAYS`` (answered ones) or
+    ``MAIL_KEEP_IGNORED_DAYS`` (ignored ones) deleted (safe to run twice or late)."""
+    return inbound.forget_old()
 
 
 @shared_task(name="games.chat_digest", ignore_result=True)

@@ -235,6 +235,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
                             "options": {"expires": max(SWEEP_SECONDS * 2, 10)}},
     "games-forget-webhook-deliveries": {"task": "games.forget_webhook_deliveries",
                                         "schedule": crontab(minute=30, hour=3)},
+    # Inbound mails past MAIL_KEEP_ANSWERED_DAYS / MAIL_KEEP_IGNORED_DAYS deleted.
+    "games-forget-inbound-mail": {"task": "games.forget_inbound_mail",
+                                  "schedule": crontab(minute=45, hour=3)},
     # The daily "new messages at your table" mails (safe to run twice or late).
     "games-chat-digest": {"task": "games.chat_digest",
                           "schedule": crontab(minute=0, hour=env.int("CHAT_DIGEST_HOUR",
@@ -283,6 +286,28 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 MAIL_DOMAIN = env.str("MAIL_DOMAIN", default="localhost")
 MAIL_RECEIVER_HOST = env.str("MAIL_RECEIVER_HOST", default="127.0.0.1")
 MAIL_RECEIVER_PORT = env.int("MAIL_RECEIVER_PORT", default=2525)
+# Sessions the receiver holds at once (each may hold a 10 MB message in memory); one more is
+# answered 421 "try again later" (docs/mail.md, docs/performance.md).
+MAIL_RECEIVER_MAX_SESSIONS = env.int("MAIL_RECEIVER_MAX_SESSIONS", default=4)
+# Who is trusted about a mail's sender (games.mail.receive, docs/mail.md "Trusting a sender"):
+# the Authentication-Results headers (RFC 8601) read are only those whose authserv-id is one of
+# these (the receiving MTA's own, e.g. "mx.mascarade.example"; none: none is read), and a mail
+# one of them says failed one of these checks is refused (stored, not played, the player told).
+MAIL_AUTHSERV_IDS = env.list("MAIL_AUTHSERV_IDS", default=[])
+MAIL_AUTH_FAILURES = env.list("MAIL_AUTH_FAILURES", default=["dmarc=fail", "spf=fail"])
+# A reply address plays for this many days after its mail (then it is answered "expired").
+MAIL_REPLY_DAYS = env.int("MAIL_REPLY_DAYS", default=7)
+# Answers to one player in one game: at most MAIL_ANSWERS_PER_WINDOW per MAIL_WINDOW_SECONDS,
+# then one "too many mails" answer, then silence (nothing read) until the window has room.
+# Mails that get no answer (strangers, robots, forged or bad addresses) are stored at most
+# MAIL_IGNORED_PER_WINDOW per sender address and window; more are dropped (and logged).
+MAIL_WINDOW_SECONDS = env.int("MAIL_WINDOW_SECONDS", default=3600)
+MAIL_ANSWERS_PER_WINDOW = env.int("MAIL_ANSWERS_PER_WINDOW", default=10)
+MAIL_IGNORED_PER_WINDOW = env.int("MAIL_IGNORED_PER_WINDOW", default=20)
+# How long inbound mails are kept (a daily beat task deletes older ones): those that were
+# answered (played, refused, expired...) and those that were ignored (no answer).
+MAIL_KEEP_ANSWERED_DAYS = env.int("MAIL_KEEP_ANSWERED_DAYS", default=30)
+MAIL_KEEP_IGNORED_DAYS = env.int("MAIL_KEEP_IGNORED_DAYS", default=7)
 # The webhooks' secrets. One left unset is replaced by a random one of this process, which no
 # provider knows: that provider's webhook then refuses every post (400) instead of taking
 # unsigned mail from anyone.

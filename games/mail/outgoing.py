@@ -6,7 +6,9 @@ list.
 A listing is stored (:class:`~games.models.MailPlay`: the user, the game, its seq, the moves) and
 the mail's ``Reply-To`` is ``play+<id>.<signature>@<MAIL_DOMAIN>``: the signature is an HMAC of
 the row's id, user, game and seq under the site's secret (lower-case hex, so that a mail system
-that folds the address's case keeps it valid); it expires :data:`TOKEN_DAYS` after the listing.
+that folds the address's case keeps it valid); it expires ``MAIL_REPLY_DAYS`` (7 by default)
+after the listing (an answer to an older one is told so: ``games.mail.receive``). Within those
+days it plays only the decision its mail listed (the listing's seq, ``games.mail.receive``).
 An answer is read against its listing (``games.mail.receive``): "2" is the second move listed.
 
 Everything here comes from the viewer's projection (``games.core.selectors``) and the game's kit
@@ -36,8 +38,6 @@ from games.models import Game, MailPlay, MoveRecord
 
 #: (the module's name when the first addresses were signed: replies to older mails still work)
 SALT = "games.mail_play.reply"
-#: How long a reply address stays valid.
-TOKEN_DAYS = 30
 _ADDRESS = re.compile(r"^play\+(\d{1,18})\.([0-9a-f]{24})@(.+)$")
 
 
@@ -61,7 +61,7 @@ def play_of(address: str, now: dt.datetime | None = None) -> tuple[MailPlay | No
             .first())
     if play is None or not hmac.compare_digest(_signature(play), match.group(2)):
         return None, "bad_token"
-    if (now or timezone.now()) > play.created_at + dt.timedelta(days=TOKEN_DAYS):
+    if (now or timezone.now()) > play.created_at + dt.timedelta(days=settings.MAIL_REPLY_DAYS):
         return play, "expired"
     return play, ""
 

@@ -33,8 +33,17 @@ caller gives one, else the Return-Path header.
 
 The reply's text is read for automatic messages too (the caller only stores it).
 
-It is pure: the standard library only (``email``, ``html.parser``), no Django, no database. The
-bytes are not trusted: anything unreadable is :class:`MalformedMail`, never another exception.
+It is pure: the standard library (``email``, ``html.parser``) and ``authres`` (RFC 8601
+Authentication-Results headers), no Django, no database. The bytes are not trusted: anything
+unreadable is :class:`MalformedMail`, never another exception.
+
+Parsing takes about eight times the message's size in memory for a moment (the email package
+splits it into lines), and it is pure Python, so threads parsing at once gain nothing (the
+GIL): messages over :data:`LARGE_BYTES` are parsed one at a time in a process
+(:data:`_LARGE`), which bounds the receiver's memory (docs/performance.md).
+
+``authentication`` lists every Authentication-Results header's results as ``(authserv-id,
+method, result)``, lowercased; the caller decides whose it trusts (its own MTA's authserv-id).
 
 The reply's own text, in order:
 
@@ -69,13 +78,19 @@ import email
 import email.errors
 import email.policy
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from html.parser import HTMLParser
 
+import authres
+
 #: Larger messages are refused before parsing (the caller checks ``len(raw)``; ``parse`` too).
 MAX_BYTES = 10 * 1024 * 1024
+#: Messages over this size are parsed one at a time (see the module's docstring).
+LARGE_BYTES = 1024 * 1024
+_LARGE = threading.Lock()
 
 _POLICY = email.policy.default
 
@@ -110,6 +125,10 @@ class Inbound:
     """The reply's own text: quoted history and signatures removed, lines stripped, no blank."""
     command: str | None
     """``lines[0]``, or ``None`` when the reply has no text of its own."""
+    authentication: tuple[tuple[str, str, str], ...] = ()
+    """``(authserv-id, method, result)`` of each result of each readable
+    Authentication-Results header, lowercased, in order: ``("mx.example.org", "dmarc",
+    "fail")``."""
 
 
 def parse(raw: bytes, envelope_recipients: Iterable[str] = (),
@@ -118,6 +137,14 @@ def parse(raw: bytes, envelope_recipients: Iterable[str] = (),
     bytes."""
     if len(raw) > MAX_BYTES:
         raise MalformedMail(f"larger than {MAX_BYTES} bytes")
+    if len(raw) > LARGE_BYTES:
+        with _LARGE:
+            return _parse(raw, envelope_recipients, envelope_sender)
+    return _parse(raw, envelope_recipients, envelope_sender)
+
+
+def _parse(raw: bytes, envelope_recipients: Iterable[str],
+           envelope_sender: str | None) -> Inbound:
     try:
         msg = email.message_from_bytes(bytes(raw), policy=_POLICY)
         headers = [(name.lower(), _unfold(value)) for name, value in msg.raw_items()]
@@ -141,6 +168,7 @@ def parse(raw: bytes, envelope_recipients: Iterable[str] = (),
         automatic=_automatic(msg, headers, sender, return_path),
         lines=lines,
         command=lines[0] if lines else None,
+        authentication=_authentication(headers),
     )
 
 
@@ -249,6 +277,20 @@ def _recipients(headers: list[tuple[str, str]], envelope: Iterable[str]) -> tupl
                 continue
     found.extend(_bare_address(value) for value in envelope)
     return tuple(dict.fromkeys(spec for spec in found if spec))
+
+
+def _authentication(headers: list[tuple[str, str]]) -> tuple[tuple[str, str, str], ...]:
+    """Every Authentication-Results header's results (an unreadable header is skipped)."""
+    found = []
+    for value in _all(headers, "authentication-results"):
+        try:
+            parsed = authres.AuthenticationResultsHeader.parse_value(_clean(value))
+        except Exception:  # noqa: S112 (authres on a hostile header: it says nothing)
+            continue
+        authserv = str(parsed.authserv_id or "").strip().lower()
+        found.extend((authserv, str(result.method or "").lower(),
+                      str(result.result or "").lower()) for result in parsed.results)
+    return tuple(found)
 
 
 # --- Automatic messages --------------------------------------------------------------------

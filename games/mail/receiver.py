@@ -3,10 +3,16 @@
 
 It accepts only the play addresses (``play+<token>@MAIL_DOMAIN``; any other recipient is refused
 with 550 at RCPT) and messages of at most :data:`DATA_SIZE_LIMIT` bytes (larger: 552), hands each
-message's raw bytes, its envelope recipients and its envelope sender to ``receive_mail`` in a
-worker thread (the Django ORM never runs in the event loop), and answers 250 once the message is
-stored, 451 ("try again later") if ``receive_mail`` raised (the database is down: the sending
-MTA keeps the message and retries), 554 for a message it could not read.
+message's raw bytes, its envelope recipients and its envelope sender (``""`` for the null sender
+``MAIL FROM:<>`` of a bounce) to ``receive_mail`` in a worker thread (the Django ORM never runs in
+the event loop), and answers 250 once the message is stored, 451 ("try again later") if
+``receive_mail`` raised (the database is down: the sending MTA keeps the message and retries),
+554 for a message it could not read.
+
+Its memory is bounded: a session holds its message (up to 10 MB) in memory, so at most
+``MAIL_RECEIVER_MAX_SESSIONS`` sessions are open at once; one more connection is answered
+``421`` ("try again later", RFC 5321 3.8) and closed, and the sending MTA delivers it later (set
+postfix's ``lmtp_destination_concurrency_limit`` to the same number: docs/mail.md).
 
 Three ways to run it:
 
@@ -29,6 +35,7 @@ import asyncio
 import logging
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -48,11 +55,16 @@ PLAY_PREFIX = "play+"
 DEFAULT_WORKERS = 4
 #: How long a stop waits for messages being stored before it gives up on them (seconds).
 STOP_GRACE_SECONDS = 30.0
+#: Sessions open at once when ``MAIL_RECEIVER_MAX_SESSIONS`` is not set.
+DEFAULT_MAX_SESSIONS = 4
+#: Connections turned away are logged once per this many seconds.
+BUSY_LOG_SECONDS = 60.0
 
 OK = "250 2.0.0 OK: message stored"
 REFUSED_RECIPIENT = "550 5.1.1 <{address}>: recipient refused (only play+...@{domain})"
 TRY_LATER = "451 4.3.0 Message not stored, try again later"
 UNREADABLE = "554 5.6.0 Message could not be read"
+TOO_MANY_SESSIONS = b"421 4.3.2 Too many sessions at once, try again later\r\n"
 
 #: ``receive(raw, *, recipients, sender, via)``: what a received message is handed to.
 Receive = Callable[..., Any]
@@ -83,9 +95,15 @@ class ReceiverHandler:
     """
 
     def __init__(self, *, domain: str | None = None, receive: Receive | None = None,
-                 workers: int = DEFAULT_WORKERS) -> None:
+                 workers: int = DEFAULT_WORKERS, max_sessions: int | None = None) -> None:
         self.domain = domain or settings.MAIL_DOMAIN
         self.receive = receive or receive_mail
+        #: Sessions open at once (more: 421 and closed); see the module's docstring.
+        self.max_sessions = max(1, max_sessions or getattr(
+            settings, "MAIL_RECEIVER_MAX_SESSIONS", DEFAULT_MAX_SESSIONS))
+        #: Sessions open now (changed in the event loop's thread only).
+        self.sessions = 0
+        self.busy_logged_at = float("-inf")
         self.executor = ThreadPoolExecutor(max_workers=workers,
                                            thread_name_prefix="mailreceiver")
         self._pending = 0
@@ -126,8 +144,9 @@ class ReceiverHandler:
             return UNREADABLE
         via = "lmtp" if isinstance(server, LMTP) else "smtp"
         recipients = list(envelope.rcpt_tos)
-        # The null sender of a bounce ("MAIL FROM:<>", which aiosmtpd keeps as "<>"): None.
-        sender = envelope.mail_from if envelope.mail_from not in (None, "", "<>") else None
+        # The null sender of a bounce ("MAIL FROM:<>", which aiosmtpd keeps as "<>"): "", which
+        # the service reads as an automatic mail (None would be "unknown").
+        sender = "" if envelope.mail_from in ("", "<>") else envelope.mail_from
         # Counted until the answer is written (aiosmtpd writes it as soon as this returns,
         # before the loop runs anything else): a stop waits for it (close()).
         with self._idle:
@@ -164,14 +183,41 @@ class ReceiverHandler:
         self.executor.shutdown(wait=True)
 
 
-def _factory(handler: ReceiverHandler, *, lmtp: bool) -> Callable[[], SMTP]:
-    server_class = LMTP if lmtp else SMTP
+class _Busy(asyncio.Protocol):
+    """A connection over ``max_sessions``: 421 ("try again later") and closed at once."""
 
-    def make() -> SMTP:
-        return server_class(handler, data_size_limit=DATA_SIZE_LIMIT, enable_SMTPUTF8=True,
-                            decode_data=False, hostname=handler.domain,
-                            ident="Mascarade Online mail receiver",
-                            loop=asyncio.get_running_loop())
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.write(TOO_MANY_SESSIONS)
+        transport.close()
+
+
+def _factory(handler: ReceiverHandler, *, lmtp: bool) -> Callable[[], asyncio.Protocol]:
+    """The protocol of each new connection: an aiosmtpd session, counted in
+    ``handler.sessions`` until its connection is lost, or :class:`_Busy` when
+    ``handler.max_sessions`` are open."""
+    base = LMTP if lmtp else SMTP
+
+    class Session(base):
+        def connection_lost(self, error: Exception | None) -> None:
+            try:
+                super().connection_lost(error)
+            finally:
+                handler.sessions -= 1
+
+    def make() -> asyncio.Protocol:
+        if handler.sessions >= handler.max_sessions:
+            now = time.monotonic()
+            if now - handler.busy_logged_at > BUSY_LOG_SECONDS:  # (once a minute at most)
+                handler.busy_logged_at = now
+                log.warning("mail receiver: %d sessions open (MAIL_RECEIVER_MAX_SESSIONS), "
+                            "more connections answered 421", handler.sessions)
+            return _Busy()
+        session = Session(handler, data_size_limit=DATA_SIZE_LIMIT, enable_SMTPUTF8=True,
+                          decode_data=False, hostname=handler.domain,
+                          ident="Mascarade Online mail receiver",
+                          loop=asyncio.get_running_loop())
+        handler.sessions += 1
+        return session
 
     return make
 

@@ -165,6 +165,8 @@ def _reply_lines(note: Notification, label: str) -> tuple[str, list[str]]:
             "command": command, "why": inbound.detail}]
     elif inbound.status == Inbound.WORD:
         lines = _word_lines(inbound.detail)
+    elif inbound.status in (Inbound.REFUSED, Inbound.EXPIRED, Inbound.THROTTLED):
+        lines = _unplayed_lines(inbound)
     elif inbound.detail == "empty":
         lines = [_("Your mail was read, but no command was found in it: write the number or "
                    "the command of your move on the first line of your answer.")]
@@ -179,6 +181,35 @@ def _reply_lines(note: Notification, label: str) -> tuple[str, list[str]]:
                    "command of your move on the first line of your answer.") % {
             "command": command}]
     return subject, lines
+
+
+def _unplayed_lines(inbound) -> list[str]:
+    """Why a mail from the player's address was not read (``games.mail.receive``): its sender
+    was not authenticated, its reply address is too old, or too many mails came."""
+    Inbound = type(inbound).Status
+    if inbound.status == Inbound.REFUSED:
+        why = (_("the address it was sent from (its envelope) is not the one in its From")
+               if inbound.detail.startswith("envelope") else
+               _("the checks of the sender's mail provider (SPF, DMARC) failed for it"))
+        return [_("A mail sent in your name to your reply address for this game was not "
+                  "played, because its sender could not be checked: %(why)s.") % {"why": why},
+                _("If you sent it, answer this mail from your usual mail account. If you did "
+                  "not, someone may be trying to play in your name: nothing was done.")]
+    if inbound.status == Inbound.EXPIRED:
+        days = settings.MAIL_REPLY_DAYS
+        return [ngettext("The mail you answered is too old (a reply address works for %(days)d "
+                         "day): “%(command)s” was not played. Here is the game now, with a new "
+                         "address.",
+                         "The mail you answered is too old (a reply address works for %(days)d "
+                         "days): “%(command)s” was not played. Here is the game now, with a new "
+                         "address.", days) % {"days": days, "command": inbound.command}]
+    minutes = max(1, settings.MAIL_WINDOW_SECONDS // 60)
+    return [ngettext("You sent many mails about this game: this one was not read, and the next "
+                     "ones will be neither read nor answered for up to %(minutes)d minute. Play "
+                     "on the game's page meanwhile.",
+                     "You sent many mails about this game: this one was not read, and the next "
+                     "ones will be neither read nor answered for up to %(minutes)d minutes. Play "
+                     "on the game's page meanwhile.", minutes) % {"minutes": minutes}]
 
 
 def _ending_lines(note: Notification) -> list[str]:

@@ -2,9 +2,10 @@
 real database: a decision mail lists the player's moves as numbered commands with a signed reply
 address; answering it plays the move (through the same write path, the record saying "mail") and
 is confirmed by mail; every refusal changes nothing and sends nothing back (a forged or another
-player's or an expired token, a sender who is not the player, a replayed message, an auto-reply, a
-bounce, a 10 MB message, malformed MIME), except a command for a decision that has passed, which
-is answered with the game now; the table words work by mail; a whole game of Mascarade played by
+player's token, a sender who is not the player, a replayed message, an auto-reply, a bounce, a
+10 MB message, malformed MIME), except a command for a decision that has passed, which is
+answered with the game now (the player's mails refused for other reasons:
+tests/api/test_mail_in_limits.py); the table words work by mail; a whole game of Mascarade played by
 two people only by mail, and a decision of each other game."""
 
 from __future__ import annotations
@@ -162,10 +163,11 @@ def test_refusals_change_nothing_and_send_nothing(users):
     assert receive_mail(answer(address, player.email, "1"), via="test").status \
         == Status.WRONG_SENDER
     EmailAddress.objects.filter(user=player).update(verified=True)
-    # Expired.
+    # An expired address from another sender (from the player: tests/api/test_mail_in_limits.py).
     play, _problem = play_of(address)
     MailPlay.objects.filter(pk=play.pk).update(created_at=timezone.now() - dt.timedelta(days=31))
-    assert receive_mail(answer(address, player.email, "1"), via="test").status == Status.EXPIRED
+    assert receive_mail(answer(address, other.email, "1"), via="test").status \
+        == Status.WRONG_SENDER
     assert MoveRecord.objects.count() == moves_before
     assert Notification.objects.filter(kind="mail_reply").count() == replies_before
     deliver()

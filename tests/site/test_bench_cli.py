@@ -45,3 +45,25 @@ def test_the_api_bench_runs_in_push_mode():
     assert cpu and all(float(figure) > 0 for figure in cpu.groups()), out
     sql = re.search(r"SQL statements per move: web ([\d.]+) +stream [\d.]+ += ([\d.]+)", out)
     assert sql and float(sql.group(1)) >= 1, out
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not shutil.which("createdb") and os.environ.get("REQUIRE_SERVICES") != "1",
+                    reason="makes its database with createdb (with REQUIRE_SERVICES=1 it runs, "
+                           "and fails without it)")
+def test_the_mail_receiver_bench_runs(db):
+    """Two small messages at once, one session: one is told to come back, both are stored."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    url = (f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
+           f"{settings['PORT'] or 5432}/mascarade_bench_mail_test")
+    done = subprocess.run([sys.executable, "bench/mail_receiver.py", "--clients", "2",
+                           "--megabytes", "0.2", "--retry", "0.1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=180,
+                          env={**os.environ, "BENCH_DATABASE_URL": url,
+                               "MAIL_RECEIVER_MAX_SESSIONS": "1"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    memory = re.search(r"memory: (\d+) MB at rest, peak (\d+) MB \(VmHWM\)", done.stdout)
+    assert memory and 0 < int(memory.group(1)) <= int(memory.group(2)), done.stdout
+    assert "stored 2 of 2" in done.stdout, done.stdout

@@ -129,10 +129,43 @@ def test_the_answer_is_250_once_stored(smtp_receiver, service):
     assert len(service.calls) == 1
 
 
-def test_a_bounce_has_no_sender(smtp_receiver, service):
+def test_a_bounce_has_the_null_sender(smtp_receiver, service):
+    """``MAIL FROM:<>`` reaches the service as "" (the null sender: an automatic mail), not as
+    None (unknown)."""
     with smtplib.SMTP("127.0.0.1", smtp_receiver.port, timeout=10) as client:
         client.sendmail("<>", ["play+abc@mascarade.test"], MESSAGE)
-    assert service.calls[0]["sender"] is None
+    assert service.calls[0]["sender"] == ""
+
+
+def test_sessions_over_the_limit_are_told_to_come_back_later(service):
+    """At most ``max_sessions`` sessions at once (each may hold a 10 MB message): one more
+    connection is answered 421 and closed; once a session ends, a new one is served."""
+    handler = ReceiverHandler(domain=DOMAIN, max_sessions=2)
+    with start_receiver(port=0, handler=handler) as receiver:
+        first = smtplib.SMTP("127.0.0.1", receiver.port, timeout=10)
+        second = smtplib.SMTP("127.0.0.1", receiver.port, timeout=10)
+        with pytest.raises(smtplib.SMTPConnectError) as refused:
+            smtplib.SMTP("127.0.0.1", receiver.port, timeout=10)
+        assert refused.value.smtp_code == 421
+        first.quit()
+        for _ in range(50):  # the session ends once its connection is closed
+            if handler.sessions < 2:
+                break
+            time.sleep(0.05)
+        assert second.sendmail(PLAYER, ["play+abc@mascarade.test"], MESSAGE) == {}
+        with smtplib.SMTP("127.0.0.1", receiver.port, timeout=10) as third:
+            assert third.sendmail(PLAYER, ["play+abc@mascarade.test"], MESSAGE) == {}
+        second.quit()
+    assert len(service.calls) == 2
+
+
+def test_the_session_limit_defaults_to_the_setting(settings):
+    settings.MAIL_RECEIVER_MAX_SESSIONS = 7
+    handler = ReceiverHandler(domain=DOMAIN)
+    try:
+        assert handler.max_sessions == 7
+    finally:
+        handler.close(timeout=0)
 
 
 def test_a_refused_recipient_gets_550_and_no_recipient_no_data(smtp_receiver, service):
