@@ -129,19 +129,33 @@ def actor_note(actor: Any, stand_in_for: str | None = None) -> str:
 def history_lines(kit: GameKit, events: list[dict], names: dict[int, str],
                   stand_ins: dict[int, str] | None = None) -> list[dict[str, Any]]:
     """The viewer's events (oldest first, each with its ``seq`` and ``actor``) as history lines
-    ``{"seq", "text", "by"}``: ``by`` says, on the first line of a move, who really played it
-    when its player did not (:func:`actor_note`); table events say it themselves."""
+    ``{"seq", "text", "by", "first"}``, oldest first (the order of the page's history and of the
+    mails): ``first`` marks a move's first line, the one that shows its number (the others
+    follow from it: a "Turn: bob." that a move ends with is not a move of its own); ``by``
+    says, on that line, who really played the move when its player did not
+    (:func:`actor_note`); table events say it themselves. Lines of seq 0 (the game's opening,
+    :meth:`GameKit.opening_events`) have no number."""
     lines = []
     noted: set[int] = set()
+    seen: set[int] = set()
     for event, then in zip(events, kit.names_then(events, names), strict=True):
         table = event.get("type") == "table"
         text = table_sentence(event, then) if table else kit.sentence(event, then)
+        seq = event.get("seq")
         by = ""
-        if not table and event.get("seq") not in noted:
-            noted.add(event.get("seq"))
-            by = actor_note(event.get("actor"), (stand_ins or {}).get(event.get("seq")))
-        lines.append({"seq": event.get("seq"), "text": text, "by": by})
+        if not table and seq not in noted:
+            noted.add(seq)
+            by = actor_note(event.get("actor"), (stand_ins or {}).get(seq))
+        lines.append({"seq": seq, "text": text, "by": by, "first": bool(seq) and seq not in seen})
+        seen.add(seq)
     return lines
+
+
+def history_text(line: dict[str, Any]) -> str:
+    """A history line as a mail writes it: "#5 text (by)" on a move's first line, the move's
+    other lines indented under it."""
+    text = f"{line['text']} ({line['by']})" if line["by"] else line["text"]
+    return f"#{line['seq']} {text}" if line["first"] else f"   {text}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -302,6 +316,9 @@ class GameKit:
     #: Fields of the create form rendered by a template of the kit's (a field's name → template;
     #: the template gets ``field`` and ``form``), the others as label and input.
     field_templates: dict[str, str] = {}
+    #: Whether :meth:`opening_events` tells something (the history's first lines are read from
+    #: the game's state right after its setup only then).
+    tells_opening: bool = False
     #: The create page's own stylesheet, a static path under the package's ``static/`` (e.g.
     #: fields shown only for some choices); ``None``: the site's styles only.
     create_stylesheet: str | None = None
@@ -396,6 +413,14 @@ class GameKit:
     def rules_context(self) -> dict[str, Any]:
         """What the rules page's section shows."""
         return {}
+
+    def opening_events(self, state: dict[str, Any], you: dict[str, Any] | None) -> list[dict]:
+        """What the game's setup did that no move's events tell, as events the kit's
+        :meth:`sentence` words (the history's first lines, before move 1), read from ``state``
+        and ``you``: the viewer's projection of the state right after the setup
+        (``selectors.opening_events``), so only what that viewer may know. Asked only when
+        :attr:`tells_opening`. Default: none."""
+        return []
 
     def create_context(self) -> dict[str, Any]:
         """What the create page's help shows."""

@@ -32,7 +32,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.core import catalog, selectors
-from games.core.kit import Board, history_lines, seat_name, waiting_line
+from games.core.kit import Board, history_lines, history_text, seat_name, waiting_line
 from games.mail import commands
 from games.models import Game, MailPlay, MoveRecord
 
@@ -132,9 +132,12 @@ def since_lines(kit, game: Game, user, board: Board) -> list[str]:
     if last >= game.seq:
         return []
     events = [event for event in board.recent if event.get("seq", 0) > last]
-    lines = [f"#{line['seq']} {line['text']}" + (f" ({line['by']})" if line["by"] else "")
-             for line in history_lines(kit, events, board.names)]
     earlier = max(0, game.seq - RECENT_MOVES - last)  # (the board has the latest moves only)
+    if not last and not earlier:  # from the start: what the setup did that no move tells
+        events = selectors.opening_events(
+            selectors.load_for_viewer(game, user, with_state=False), user) + events
+    # Oldest first, as the game's page: a move's number on its first line, the others under it.
+    lines = [history_text(line) for line in history_lines(kit, events, board.names)]
     heading = (_("Since your last move (#%(seq)d):") % {"seq": last} if last
                else _("Since the start:"))
     if earlier:

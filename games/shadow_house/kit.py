@@ -44,6 +44,29 @@ class ShadowHouseKit(GameKit):
     you_before_start = {"hand": [], "choice": None, "culprit_seen": None, "witnessed": None,
                         "pool": None}
     free_text_moves = {"say": "text"}
+    tells_opening = True
+
+    def opening_events(self, state: dict[str, Any], you: dict[str, Any] | None) -> list[dict]:
+        """Round 1's opening, which the setup does without an event (ruling SH-15), as the later
+        rounds' openings tell it: the round begins, the deal (the viewer's own cards named), the
+        turn of the First on scene's holder, who plays it. From the viewer's projection of the
+        state right after the setup: the card played is public, a hand only its player's."""
+        seats = state.get("seats") or []
+        holder = next((seat["seat"] for seat in seats
+                       if "first_on_scene" in (seat.get("played") or [])), None)
+        mine = (you or {}).get("seat")
+        events: list[dict] = [{"type": "round_start", "seat": None,
+                               "round": state.get("round") or 1}]
+        for seat in seats:
+            deal = {"type": "deal", "seat": seat["seat"]}
+            if seat["seat"] == mine:
+                deal["cards"] = ([*seat.get("played", []), *(you or {}).get("hand", [])])
+            events.append(deal)
+        if holder is not None:
+            events += [{"type": "turn", "seat": holder},
+                       {"type": "play", "seat": holder, "card": "first_on_scene",
+                        "target": None, "forced": True}]
+        return events
 
     def error_words(self, error) -> str | None:
         return display.error_words(error)

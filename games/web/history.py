@@ -28,8 +28,9 @@ def at_move(loaded: selectors.Loaded, at: int) -> selectors.Loaded:
 
 
 def older_history(request, loaded: selectors.Loaded, context: dict[str, Any]) -> list[dict]:
-    """The history's lines before its window (``?history=all``), newest first: the whole
-    history projected (so that a past sentence names who sat at a seat then), only on request."""
+    """The history's lines before its window (``?history=all``), oldest first as the window's,
+    from the game's opening: the whole history projected (so that a past sentence names who sat
+    at a seat then), only on request."""
     upto = context["history_start"]
     if not context["state"] or upto <= 0:
         return []
@@ -37,8 +38,7 @@ def older_history(request, loaded: selectors.Loaded, context: dict[str, Any]) ->
     names = {seat["seat"]: seat["player"] for seat in context["seats"]}
     events = selectors.events_payload(loaded, request.user, 0,
                                       limit=max(1, loaded.game.seq))["results"]
-    lines = [line for line in history_lines(kit, events, names,
-                                            selectors.stand_ins(loaded, 0, upto))
-             if line["seq"] <= upto]
-    lines.reverse()
-    return lines
+    opening = selectors.opening_events(loaded, request.user)
+    return [line for line in history_lines(kit, opening + events, names,
+                                           selectors.stand_ins(loaded, 0, upto))
+            if line["seq"] <= upto]

@@ -83,9 +83,11 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     if state:
         events = selectors.events_payload(loaded, user, history_start, limit=HISTORY_MOVES)
         recent = events["results"]
-        history = history_lines(kit, recent, names, selectors.stand_ins(
+        # Oldest first, as the mails (the page says so); from the start, with what the setup
+        # did that no move tells (Shadow House's First on scene).
+        opening = selectors.opening_events(loaded, user) if history_start == 0 else []
+        history = history_lines(kit, opening + recent, names, selectors.stand_ins(
             loaded, history_start, loaded.game.seq))
-        history.reverse()
         if history_start > 0:
             params = {"history": "all"}
             if request.GET.get("at"):

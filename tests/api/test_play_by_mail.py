@@ -308,7 +308,7 @@ def test_a_decision_mail_says_what_happened_since_the_readers_last_move(users):
     """Not only that it is your turn: the moves since yours, as the history says them."""
     from games.core import selectors
     from games.core.catalog import get_kit
-    from games.core.kit import history_lines
+    from games.core.kit import history_lines, history_text
     from tests.api.helpers import play_service_moves
 
     game = start_game(users[0], users[1:], options={"players": 4})
@@ -327,6 +327,6 @@ def test_a_decision_mail_says_what_happened_since_the_readers_last_move(users):
              ["seats"]}
     events = selectors.events_payload(loaded, player, mine or 0)["results"]
     for line in history_lines(get_kit(game.kind), events, names):
-        assert f"  #{line['seq']} {line['text']}" in body
+        assert f"  {history_text(line)}" in body  # (oldest first, a move's number once)
     html = last_mail_to(player).alternatives[0][0]
     assert f"<strong>{heading}</strong>" in html

@@ -394,10 +394,10 @@ def test_history_names_who_sat_at_a_seat_then_after_the_puppeteer_moved_players(
     html = page(browser(more[0]), game)[1]
     taker = more[3].username  # player 4, at seat 4 throughout
     # Before the change seat 0 was player 0's (staff), seat 1 player 1's: the Puppeteer took
-    # from seat 0, then from seat 1 (the history lists the newest first).
+    # from seat 0, then from seat 1 (the history lists the oldest first).
     from_seat_1 = html.index(f"1 coin from {more[0].username} to {taker}.")
     from_seat_0 = html.index(f"1 coin from {staff.username} to {taker}.")
-    assert from_seat_1 < from_seat_0
+    assert from_seat_0 < from_seat_1
     # The preparatory exchange of seat 0 (player 0) with seat 1's card (player 1's then).
     assert f"exchanged (or pretended to) with {more[0].username}&#x27;s card" in html
     # Now: player 1 sits at seat 0 and player 0 at seat 1 (the seats list, current names).

@@ -180,15 +180,19 @@ def _event_payload(seq: int, at: str | None, actor: str, event: dict,
 
 
 def events_payload(loaded: Loaded, user, after: int,
-                   limit: int = EVENTS_PAGE_MOVES) -> dict[str, Any]:
-    """The viewer's view of the events of the moves after ``after``, at most ``limit`` moves."""
+                   limit: int = EVENTS_PAGE_MOVES, *, viewer: Any = None) -> dict[str, Any]:
+    """The viewer's view of the events of the moves after ``after``, at most ``limit`` moves.
+    The viewer is ``user``'s seat (a spectator without one); ``viewer`` names another (an engine
+    player index, ``SPECTATOR`` or ``MODERATOR``) for the admin's histories, which check who
+    may read it and log it (``moderation.services.game_history``)."""
     game = loaded.game
     results: list[dict] = []
     next_after = after
     if loaded.state is not None:
         engine = get_game(game.kind)
-        player = loaded.player_of(user)
-        viewer = player if player is not None else SPECTATOR
+        if viewer is None:
+            player = loaded.player_of(user)
+            viewer = player if player is not None else SPECTATOR
         names, _bots = _names(loaded.seats)
         records = (MoveRecord.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq)
                    .order_by("seq").values_list("seq", "created_at", "actor", "events")[:limit])
@@ -213,6 +217,27 @@ def stand_ins(loaded: Loaded, after: int, upto: int) -> dict[int, str]:
                                       actor=MoveRecord.Actor.BOT, seat_id__in=list(humans))
             .values_list("seq", "seat_id"))
     return {seq: humans[seat] for seq, seat in rows}
+
+
+def opening_events(loaded: Loaded, user, *, viewer: Any = None) -> list[dict]:
+    """What the game's setup did that no move's events tell, as the viewer saw it (Shadow House
+    deals round 1 and plays its First on scene in its setup, ruling SH-15): the kit's
+    :meth:`~games.core.kit.GameKit.opening_events` from the viewer's projection of the state
+    right after the setup (the game's options and seed, replayed without a move; ``viewer`` as
+    :func:`events_payload`'s), each with ``seq`` 0. Empty before the start and for a game whose
+    kit tells none. Needs the seats only (``load_for_viewer(..., with_state=False)`` will
+    do)."""
+    game = loaded.game
+    kit = get_kit(game.kind)
+    if game.started_at is None or not kit.tells_opening:
+        return []
+    start = Loaded(game=game, seats=loaded.seats,
+                   state=get_game(game.kind).setup(game.options, game.seed))
+    if viewer is None:
+        viewer = loaded.player_of(user)
+    state, you = state_payload(start, None if viewer == SPECTATOR else viewer)
+    return [{**event, "seq": 0, "at": None, "actor": "rules"}
+            for event in kit.opening_events(state, you)]
 
 
 def viewer_history(game: Game, state: Any, player: int,
