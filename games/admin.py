@@ -4,25 +4,26 @@ full-table view (logged at each opening). Nobody can add, change or delete move 
 
 from __future__ import annotations
 
-import json
-
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
 from games.core.catalog import find_kit
-from games.core.errors import ApplicationError, Invalid, text_of
-from games.engine import EngineError
+from games.core.errors import ApplicationError, Invalid, NotFound, text_of
+from games.core.kit import history_lines
+from games.engine import MODERATOR, SPECTATOR, EngineError
 from games.models import (
     Game,
     IdempotencyKey,
@@ -137,6 +138,45 @@ def _int(data, key):
         return None
 
 
+def as_table(value) -> SafeString:
+    """A JSON value (the full table: the engine's moderator view) as HTML to read: an object as
+    a table of its keys and values, a list of objects as a table with a column per key, a list
+    of plain values as their list, nested as the value is; everything escaped."""
+    if isinstance(value, dict):
+        if not value:
+            return SafeString("—")
+        return format_html('<table class="full-table"><tbody>{}</tbody></table>', format_html_join(
+            "", '<tr><th scope="row">{}</th><td>{}</td></tr>',
+            ((key, as_table(item)) for key, item in value.items())))
+    if isinstance(value, list):
+        if not value:
+            return SafeString("—")
+        if all(isinstance(item, dict) for item in value):
+            keys = list(dict.fromkeys(key for item in value for key in item))
+            return format_html(
+                '<table class="full-table"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>',
+                format_html_join("", '<th scope="col">{}</th>', ((key,) for key in keys)),
+                format_html_join("", "<tr>{}</tr>", (
+                    (format_html_join("", "<td>{}</td>",
+                                      ((as_table(item.get(key)),) for key in keys)),)
+                    for item in value)))
+        if not any(isinstance(item, (dict, list)) for item in value):
+            return conditional_escape(", ".join("—" if item is None else str(item)
+                                                for item in value))
+        return format_html("<ol>{}</ol>", format_html_join(
+            "", "<li>{}</li>", ((as_table(item),) for item in value)))
+    return SafeString("—") if value is None else conditional_escape(str(value))
+
+
+def _viewer(value: str):
+    """A history's viewer from its URL: ``spectator``, ``moderator`` or a seat's number."""
+    if value in (SPECTATOR, MODERATOR):
+        return value
+    if value.isdigit() and len(value) < 3:
+        return int(value)
+    raise NotFound("No such viewer.")
+
+
 @admin.register(Game)
 class GameAdmin(ReadOnly):
     list_display = ("id", "kind", "status", "private", "created_by", "seq", "created_at",
@@ -145,6 +185,7 @@ class GameAdmin(ReadOnly):
     search_fields = ("id", "created_by__username", "seats__user__username")
     # The seed is left out on purpose: nobody needs it to moderate a game.
     exclude = ("seed",)
+    readonly_fields = ("table_link", "histories")
     inlines = [SeatInline]
     action_form = ModerationActionForm
     actions = [
@@ -182,9 +223,34 @@ class GameAdmin(ReadOnly):
         return format_html('<a href="{}">{}</a>',
                            reverse("admin:games_game_full", args=[obj.pk]), _("open"))
 
+    @admin.display(description=_("table"))
+    def table_link(self, obj):
+        return format_html('<a href="{}">{}</a>', reverse("game", args=[obj.pk]),
+                           _("The game's page, as its players see it"))
+
+    @admin.display(description=_("history"))
+    def histories(self, obj):
+        """Links to the move history as each viewer saw it: a spectator (public), each seat's
+        player and the whole truth (moderators only, each reading logged)."""
+        links = [(reverse("admin:games_game_history", args=[obj.pk, SPECTATOR]),
+                  _("as a spectator saw it"), "")]
+        for seat in obj.seats.order_by("position").select_related("user"):
+            links.append((reverse("admin:games_game_history", args=[obj.pk, seat.position]),
+                          _("as seat %(n)d (%(name)s) saw it") % {"n": seat.position,
+                                                                  "name": seat.name},
+                          _("moderators only; logged")))
+        links.append((reverse("admin:games_game_history", args=[obj.pk, MODERATOR]),
+                      _("whole (every secret)"), _("moderators only; logged")))
+        return format_html("<ul>{}</ul>", format_html_join("", '<li><a href="{}">{}</a>{}</li>', (
+            (url, label, format_html(" <small>({})</small>", note) if note else "")
+            for url, label, note in links)))
+
     def get_urls(self):
         return [path("<uuid:game_id>/full/", self.admin_site.admin_view(self.full_table),
-                     name="games_game_full"), *super().get_urls()]
+                     name="games_game_full"),
+                path("<uuid:game_id>/history/<str:viewer>/",
+                     self.admin_site.admin_view(self.history), name="games_game_history"),
+                *super().get_urls()]
 
     def full_table(self, request, game_id):
         from moderation import services
@@ -194,10 +260,39 @@ class GameAdmin(ReadOnly):
         game = get_object_or_404(Game, pk=game_id)
         table = services.full_table(request.user, game.pk)
         context = {**self.admin_site.each_context(request), "title": _("Full table"),
-                   "game": game, "table": json.dumps(table, indent=2, ensure_ascii=False,
-                                                     default=str),
-                   "opts": self.model._meta}
+                   "game": game, "table": as_table(table),
+                   "table_url": reverse("game", args=[game.pk]), "opts": self.model._meta}
         return TemplateResponse(request, "admin/games/full_table.html", context)
+
+    def history(self, request, game_id, viewer):
+        """The move history as ``viewer`` saw it (``moderation.services.game_history``: the
+        one projection, moderators only but for a spectator's, each such reading logged),
+        oldest first as the game's page, in the admin's language."""
+        from moderation import services
+
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            loaded, events = services.game_history(request.user, game_id, _viewer(viewer))
+        except NotFound as exc:
+            raise Http404(str(exc)) from exc
+        except ApplicationError as exc:
+            raise PermissionDenied(str(exc)) from exc
+        game = loaded.game
+        kit = find_kit(game.kind)
+        names = {seat.position: seat.name for seat in loaded.seats}
+        lines = history_lines(kit, events, names) if kit is not None else []
+        seat = next((s for s in loaded.seats if str(s.position) == viewer), None)
+        title = (_("The game's history, as a spectator saw it") if viewer == SPECTATOR
+                 else _("The game's whole history, every secret told") if viewer == MODERATOR
+                 else _("The game's history, as seat %(n)d (%(name)s) saw it") % {
+                     "n": seat.position, "name": seat.name})
+        context = {**self.admin_site.each_context(request), "title": title,
+                   "game": game, "lines": lines, "logged": viewer != SPECTATOR,
+                   "table_url": reverse("game", args=[game.pk]),
+                   "change_url": reverse("admin:games_game_change", args=[game.pk]),
+                   "opts": self.model._meta}
+        return TemplateResponse(request, "admin/games/history.html", context)
 
 
 @admin.register(Seat)

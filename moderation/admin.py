@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
@@ -28,9 +29,29 @@ from .models import ModerationLog, Report
 
 @admin.register(ModerationLog)
 class ModerationLogAdmin(ReadOnly):
-    list_display = ("created_at", "moderator", "action", "game", "target_user", "reason")
+    # The reason before the game, wrapped in a column wide enough to read (admin.css), and the
+    # game as a short link: its whole name (kind, id, status) pushed the reason out of sight
+    # at 1280 px.
+    list_display = ("created_at", "moderator", "action", "reason_text", "game_link",
+                    "target_user")
     list_filter = ("action",)
     search_fields = ("moderator__username", "target_user__username", "game__id", "reason")
+    list_select_related = ("moderator", "game", "target_user")
+
+    class Media:
+        css = {"all": ("moderation/admin.css",)}
+
+    @admin.display(description=_("reason"), ordering="reason")
+    def reason_text(self, obj):
+        return format_html('<div class="log-reason">{}</div>', obj.reason or "—")
+
+    @admin.display(description=_("game"), ordering="game")
+    def game_link(self, obj):
+        if obj.game_id is None:
+            return "—"
+        return format_html('<a href="{}" title="{}">{} {}…</a>',
+                           reverse("admin:games_game_change", args=[obj.game_id]),
+                           str(obj.game_id), obj.game.kind, str(obj.game_id)[:8])
 
 
 class ResolveForm(ActionForm):

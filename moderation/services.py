@@ -20,7 +20,7 @@ from games.core import events, selectors
 from games.core import services as games
 from games.core.catalog import bot_kinds, get_game
 from games.core.errors import Conflict, Forbidden, Invalid, NotFound
-from games.engine import MODERATOR
+from games.engine import MODERATOR, SPECTATOR
 from games.models import ChatHide, ChatMessage, Game, MoveRecord, Seat
 from games.notify import outbox
 
@@ -192,6 +192,31 @@ def full_table(moderator, game_id) -> dict[str, Any]:
     log(moderator, "full_table", game=game, seq=game.seq)
     return {"id": str(game.pk), "seq": game.seq, "status": game.status,
             "players": selectors.players_payload(loaded.seats), "state": view}
+
+
+def game_history(user, game_id, viewer) -> tuple[selectors.Loaded, list[dict]]:
+    """A game's events as ``viewer`` saw them, oldest first from its opening, through the one
+    projection (``selectors.events_payload``): ``SPECTATOR`` (public: any staff member of the
+    admin), a seat's engine player index (what that player saw: their secrets) or
+    ``MODERATOR`` (the whole truth). The last two are for moderators only, and each reading is
+    written to the log, as the full table's. The game loaded (its seats), and the events."""
+    game = selectors.find_game(game_id)
+    if game is None:
+        raise NotFound("No such game.")
+    if viewer != SPECTATOR:
+        _require(user)
+    loaded = selectors.complete(selectors.Loaded(game=game, seats=selectors.seats_of(game)),
+                                with_pending=False)
+    if viewer not in (SPECTATOR, MODERATOR) and not any(
+            seat.position == viewer for seat in loaded.seats):
+        raise NotFound("No such seat.")
+    events = (selectors.opening_events(loaded, None, viewer=viewer)
+              + selectors.events_payload(loaded, None, 0, limit=max(1, game.seq),
+                                         viewer=viewer)["results"])
+    if viewer != SPECTATOR:
+        log(user, "history", game=game, seq=game.seq,
+            viewer=viewer if viewer == MODERATOR else f"seat {viewer}")
+    return loaded, events
 
 
 # --------------------------------------------------------------------------------------------
