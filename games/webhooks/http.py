@@ -9,10 +9,11 @@ pool, so that a name server that never answers holds nobody longer than :data:`R
 at registration, or than an attempt's :data:`TIMEOUT`) and refused if *any* of its addresses is
 private, loopback, link-local, site-local, multicast, reserved, unspecified, shared (CGNAT) or
 otherwise not global, IPv4-mapped, 6to4 and NAT64 forms of IPv6 addresses judged by the IPv4
-address inside them. The post then connects to one of the very addresses that were checked,
-never resolving the name again (a DNS answer that changes between the check and the connection,
-"DNS rebinding", cannot send it elsewhere), while TLS is checked against the host name (SNI and
-the certificate) and the ``Host`` header names it. The hosts of the ``WEBHOOK_ALLOWED_HOSTS``
+address inside them (what is global: Python's ``ipaddress`` and ``netaddr`` must both say so).
+The post then connects to one of the very addresses that were checked, never resolving the name
+again (a DNS answer that changes between the check and the connection, "DNS rebinding", cannot
+send it elsewhere), while TLS is checked against the host name (SNI and the certificate) and the
+``Host`` header names it. The hosts of the ``WEBHOOK_ALLOWED_HOSTS``
 setting (tests, development) may take plain ``http://``, any port and any address.
 
 **How we post.** One ``POST`` of the stored body, with a 5-second limit for the whole attempt
@@ -42,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import netaddr
 from django.conf import settings
 from django.utils.translation import gettext as _
 
@@ -117,8 +119,12 @@ def forbidden_address(address: str) -> bool:
             return forbidden_address(str(inner))
     if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:  # fec0::/10, deprecated
         return True
+    # Global for the interpreter's ipaddress and for netaddr, both from IANA's special-purpose
+    # registries: ipaddress' table is as old as the interpreter (before Python 3.11.10,
+    # CVE-2024-4032, it took 192.0.0.0/24 and others for global), netaddr's is the package's.
     return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast
-            or ip.is_reserved or ip.is_unspecified or not ip.is_global)
+            or ip.is_reserved or ip.is_unspecified or not ip.is_global
+            or not netaddr.IPAddress(int(ip), ip.version).is_global())
 
 
 def parse(url: str) -> tuple[str, str, int, str]:

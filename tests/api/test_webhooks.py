@@ -235,6 +235,17 @@ def test_a_public_https_url_is_taken(users, settings, dns):
     ("64:ff9b::808:808", False), ("255.255.255.255", True), ("240.0.0.1", True),
     ("198.18.0.1", True), ("fe80::1%eth0", True), ("not an address", True),
     ("fec0::1", True), ("fc00::1", True),
+    # IANA's special-purpose blocks that are not globally reachable, whatever the age of the
+    # interpreter's ipaddress table: IETF protocol assignments (192.0.0.8, which Python before
+    # 3.11.10 took for global; 192.0.0.170, NAT64 discovery), shared (CGNAT), documentation,
+    # AS112, benchmarking, ORCHIDv2, local-use NAT64, discard-only, and 6to4 of one of them;
+    # and the registry's global exceptions in those blocks (192.0.0.9, 192.0.0.10: anycast).
+    ("192.0.0.8", True), ("192.0.0.1", True), ("192.0.0.170", True), ("100.64.0.1", True),
+    ("100.127.255.254", True), ("192.0.2.1", True), ("198.51.100.1", True),
+    ("203.0.113.1", True), ("2001:db8::1", True), ("2001:2::1", True), ("2001:20::1", True),
+    ("64:ff9b:1::1", True), ("100::1", True), ("2002:c000:8::", True), ("0.1.2.3", True),
+    ("192.0.0.9", False), ("192.0.0.10", False), ("1.1.1.1", False),
+    ("2606:4700:4700::1111", False),
 ])
 def test_which_addresses_are_forbidden(address, forbidden):
     assert webhooks.forbidden_address(address) is forbidden
