@@ -32,7 +32,7 @@ never say more than the projection did.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,14 +171,27 @@ SHORT_TIMEOUTS = [(600, gettext_lazy("10 minutes")), (3600, gettext_lazy("1 hour
                   (86_400, gettext_lazy("1 day"))]
 
 
-def ranking_lines(scores: list[tuple[str, int]], unit) -> list[str]:
-    """A final ranking: "1. bob: 14 coins", equal scores sharing a rank; ``unit`` words a score
-    (``lambda n: ngettext(...)``)."""
-    ordered = sorted(scores, key=lambda item: -item[1])
-    lines, rank = [], 0
-    for index, (name, score) in enumerate(ordered):
-        if index == 0 or score != ordered[index - 1][1]:
-            rank = index + 1
+def ranking_lines(scores: list[tuple[str, int]], unit, winners: Collection[int] = (),
+                  why: str = "") -> list[str]:
+    """A final ranking: the winners first, sharing rank 1 and saying why they won ("1. bob:
+    14 coins · winner: 13 coins or more"), then the others by score, equal scores sharing a
+    rank ("2. ann: 10 coins"). ``scores`` are ``(name, score)`` pairs, ``winners`` the indexes
+    of the winners' pairs (the game's result: a winner need not have the best score, e.g. a
+    Cheater's win), ``why`` a few words on how they won, ``unit`` words a score
+    (``lambda n: ngettext(...)``). Without winners, everyone is ranked by score."""
+    won = [scores[i] for i in sorted(set(winners))]
+    others = sorted((pair for i, pair in enumerate(scores) if i not in set(winners)),
+                    key=lambda item: -item[1])
+    lines = []
+    for name, score in sorted(won, key=lambda item: -item[1]):
+        line = _("%(rank)d. %(player)s: %(score)s") % {
+            "rank": 1, "player": name, "score": unit(score)}
+        lines.append(line + " · " + (_("winner: %(why)s") % {"why": why} if why
+                                     else _("winner")))
+    rank = 0
+    for index, (name, score) in enumerate(others):
+        if index == 0 or score != others[index - 1][1]:
+            rank = len(won) + index + 1
         lines.append(_("%(rank)d. %(player)s: %(score)s") % {
             "rank": rank, "player": name, "score": unit(score)})
     return lines

@@ -60,20 +60,25 @@ class MascaradeKit(GameKit):
                        if event.get("type") == "end"), None)
         if reason == "thirteen":
             why = _("%(winners)s reached 13 coins.") % {"winners": winners}
+            how = _("13 coins or more")
         elif reason == "ruin":
             ruined = ", ".join(seat_name(seat["seat"], names) for seat in state.get("seats", [])
                                if seat.get("coins") == 0)
             why = _("%(ruined)s is ruined: the richest win, %(winners)s.") % {
                 "ruined": ruined, "winners": winners}
+            how = _("the richest when a player was ruined")
         elif reason == "cheater":
             why = _("%(winners)s won with the Cheater, holding 10 coins or more.") % {
                 "winners": winners}
+            how = _("the Cheater's power, with 10 coins or more")
         else:
             return super().ending_lines(board)
-        scores = [(seat_name(seat["seat"], names), seat.get("coins", 0))
-                  for seat in state.get("seats", [])]
+        seats = state.get("seats", [])
+        scores = [(seat_name(seat["seat"], names), seat.get("coins", 0)) for seat in seats]
+        # [R7] the winners first, though a Cheater's win leaves others as rich or richer
+        won = [i for i, seat in enumerate(seats) if seat["seat"] in state.get("winners", [])]
         return [why, *ranking_lines(scores, lambda n: ngettext("%(n)d coin", "%(n)d coins",
-                                                              n) % {"n": n})]
+                                                              n) % {"n": n}, won, how)]
 
     def options_summary(self, options: dict[str, Any]) -> str:
         scenario = options.get("scenario")

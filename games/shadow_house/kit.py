@@ -77,10 +77,13 @@ class ShadowHouseKit(GameKit):
                                 [seat_name(w, names) for w in state.get("winners", [])])
         if state.get("flash"):
             return [why]
-        scores = [(seat_name(seat["seat"], names), seat.get("points", 0))
-                  for seat in state.get("seats", [])]
+        seats = state.get("seats", [])
+        scores = [(seat_name(seat["seat"], names), seat.get("points", 0)) for seat in seats]
+        won = [i for i, seat in enumerate(seats) if seat["seat"] in state.get("winners", [])]
         return [why, *ranking_lines(scores, lambda n: ngettext("%(n)d point", "%(n)d points",
-                                                              n) % {"n": n})]
+                                                              n) % {"n": n}, won,
+                                    _("the most points") if state.get("reason") == "points"
+                                    else "")]
 
     def options_summary(self, options: dict[str, Any]) -> str:
         if options.get("flash"):
