@@ -5,7 +5,7 @@ is the API's: ``games/api/schema.py``). ``docs/api/shadow_house.md`` says the sa
 from __future__ import annotations
 
 from .rules import CARDS
-from .rules.options import CHOICES, DEFAULTS, RANGES
+from .rules.options import CHOICES, DEFAULTS, RANGES, REVISION
 
 CARD = {"type": "string", "enum": list(CARDS)}
 SEAT = {"type": "integer", "minimum": 0, "maximum": 7}
@@ -42,6 +42,10 @@ OPTIONS = {
         "first_seat": {**SEAT, "nullable": True,
                        "description": "staff only: the seat holding the First on scene in "
                                       "round 1"},
+        "revision": {"type": "integer", "minimum": 1, "maximum": REVISION, "default": REVISION,
+                     "description": "the rules' revision the game plays: a new game the latest "
+                                    "(2: S6); a game created before revisions has none and "
+                                    "plays revision 1"},
     },
     "additionalProperties": False,
 }

@@ -1,6 +1,6 @@
 """Shadow House Mascarade (3 to 8 players): the pure rules.
 
-Rules: ``shared/rules/shadow-house.md`` (§n, rulings S1–S5); the interface below (decisions, moves,
+Rules: ``shared/rules/shadow-house.md`` (§n, rulings S1–S9); the interface below (decisions, moves,
 view, events, rulings SH-1 to SH-6) was fixed before the engine and the site were written side by
 side; SH-7 onwards are the engine's own. Pure: nothing here imports Django or the site, only
 :mod:`games.engine`.
@@ -22,6 +22,12 @@ neighbour** of seat ``s`` is ``(s + 1) % n``, the right neighbour ``(s - 1) % n`
 ``toby``, ``little_one``, ``sharing``, ``rumour``, ``panic``, ``divining_hat``, ``witness``,
 ``maid``, ``governess``, ``exchange``. Hands are unordered: every hand, choice and pool is shown
 in that order.
+
+Revisions
+---------
+A game plays the rules' revision its options name (``revision``: 2, the latest, follows S6 and
+SH-16; options stored before revisions have none and play revision 1, as they were played:
+:mod:`.options`).
 
 Rulings
 -------
@@ -47,8 +53,10 @@ Rulings
 - **[SH-7]** Points follow §4 to the letter even where nobody gains: in cases 1, 2 and 4 only
   players outside the culprit side score; if everybody is the culprit or an accomplice the round
   gives no point, and a flash game ends then with no winner.
-- **[SH-8]** Seeded rounds: the box is shuffled, the round's cards chosen as in SH-1, then the
-  deck and the pile are each shuffled again (a card's seat and place in the pile do not depend
+- **[SH-8]** Seeded rounds: [S6] the fixed cards of §2 first, then the rest of the box shuffled,
+  the round's cards chosen from that order as in SH-1 (so the others are drawn evenly from the
+  cards left; revision 1 shuffled the whole box, see :mod:`.options`), then the deck and the pile
+  are each shuffled again (a card's seat and place in the pile do not depend
   on where its type sits in the box). Every random draw (a shuffle, Toby's card, each Rumour
   card) has a range the whole table knows (a hand's or a pool's size), so the generator's course
   never depends on a hidden card.
@@ -73,6 +81,9 @@ Rulings
 - **[SH-15]** ``setup`` returns a state only: the opening of round 1 (its ``round_start``,
   ``deal`` and the First on scene's ``play``) is in the first view, not in an event. Later rounds
   open inside the move that ended the round before, with their events.
+- **[SH-16]** A Sharing, a Panic or an Exchange whose cards were all given at once (every hand
+  asked held one card) resolves in the move that played it, and the turn then passes once
+  (revision 1 passed it a second time: its games replay so).
 
 Decisions (``Pending.decision``) and moves
 ------------------------------------------

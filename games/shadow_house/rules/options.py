@@ -14,12 +14,20 @@ option                values                                                    
 ``deal``              staff only: a non-empty list of rounds, each the 36 box card ids in a
                       box order (a permutation of the box, S1), or null (seeded)
 ``first_seat``        staff only: the seat holding the First on scene in round 1, or null
+``revision``          the rules' revision the game plays, 1…:data:`REVISION`       the latest
 ===================== ============================================================ ==========
 
 The four site options (timeouts, absence) have the other games' names, ranges and defaults.
 ``deal`` and ``first_seat`` are kept only when given (null included: null means "as the seed
 gives it", as when absent), so normalizing normalized options gives the same dict. The points
 goal (5) is not an option.
+
+``revision`` (:func:`games.engine.options.revision`): a new game plays the latest; options
+stored before revisions existed lack it and play revision 1 (``setup`` reads it so). Revision 1
+is the rules before ruling S6 and [SH-16]: a seeded round shuffled the whole box and kept the
+first copy of each fixed type, so a type's spare copy was seldom among the "others"; and a
+Sharing, a Panic or an Exchange whose every card was given at once passed the turn twice.
+Revision 2 (:data:`REVISION`) draws the others evenly (S6) and passes the turn once.
 
 How set-up reads ``deal`` [SH-1]: round *k* (1-based) uses the *k*-th list when there is one,
 later rounds are seeded. The round's fixed cards (§2) are the first cards of each fixed type in
@@ -43,6 +51,7 @@ from games.engine.options import (
     SITE_RANGES,
     is_int,
     known_options,
+    revision,
     site_options,
     whole_number,
 )
@@ -50,11 +59,14 @@ from games.engine.options import (
 from .cards import BOX_COUNTS, BOX_SIZE, CARDS, MAX_PLAYERS, MIN_PLAYERS
 
 OPTION_KEYS = ("players", "flash", "move_timeout", "challenge_timeout", "absent_after",
-               "absent_policy", "deal", "first_seat")
+               "absent_policy", "deal", "first_seat", "revision")
 PLAYERS_DEFAULT = 5
+#: The rules' latest revision, which new games play (ruling S6, [SH-16]).
+REVISION = 2
 
 CHOICES = dict(SITE_CHOICES)
-DEFAULTS: dict[str, Any] = {"players": PLAYERS_DEFAULT, "flash": False, **SITE_DEFAULTS}
+DEFAULTS: dict[str, Any] = {"players": PLAYERS_DEFAULT, "flash": False, **SITE_DEFAULTS,
+                            "revision": REVISION}
 RANGES: dict[str, tuple[int, int]] = {"players": (MIN_PLAYERS, MAX_PLAYERS), **SITE_RANGES}
 
 
@@ -122,6 +134,7 @@ def normalize_options(options: Any) -> dict[str, Any]:
                if "players" in options else PLAYERS_DEFAULT)
     out: dict[str, Any] = {"players": players, "flash": _flash(options)}
     out.update(site_options(options))
+    out["revision"] = revision(options, REVISION)
     if "deal" in options:
         out["deal"] = _deal(options["deal"])
     if "first_seat" in options:

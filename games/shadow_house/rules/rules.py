@@ -33,7 +33,6 @@ not allow now raises :class:`IllegalMove` with a stable ``code``.
 
 from __future__ import annotations
 
-import contextlib
 import unicodedata
 from typing import Any
 
@@ -46,11 +45,13 @@ from games.engine.base import (
     move_fields,
     spell,
 )
+from games.engine.options import played_revision
 from games.engine.rng import below, seed_state, shuffle
 
 from .cards import (
     BOX,
     CARDS,
+    FIXED,
     GOAL,
     HAND_SIZE,
     TARGETED,
@@ -59,7 +60,7 @@ from .cards import (
     round_cards,
 )
 from .options import normalize_options
-from .state import State
+from .state import CulpritSeen, State, Witnessed
 
 #: Each move type's fields; ``play``'s ``target`` is optional (:data:`OPTIONAL_FIELDS`).
 MOVE_FIELDS: dict[str, tuple[str, ...]] = {
@@ -98,10 +99,6 @@ SAY_LIMIT = 280
 SIMULTANEOUS = ("sharing", "panic", "exchange", "witness")
 
 
-class _Stop(Exception):
-    """Raised inside ``apply`` when a round ends: the rest of its resolution is not played."""
-
-
 # --------------------------------------------------------------------------------------------
 # Set-up
 
@@ -110,7 +107,9 @@ def setup(options: dict[str, Any], seed: int) -> State:
     """The initial state. Options are normalized here too; all randomness flows from ``seed``.
     Round 1 is dealt and opened (the First on scene played for its holder [SH-3]); the events
     of that opening are not kept (every viewer learns them from the view: hand sizes, the card
-    in front of its holder, their own hand)."""
+    in front of its holder, their own hand). The game plays the revision its options name,
+    revision 1 when they name none (options stored before revisions existed:
+    :func:`games.engine.options.played_revision`)."""
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError("The seed must be an int.")
     opts = normalize_options(options)
@@ -120,23 +119,23 @@ def setup(options: dict[str, Any], seed: int) -> State:
         waiting=[], seat=0, effect="", effect_target=-1, choices=[""] * n,
         hands=[[] for _ in range(n)], pile=[], played=[[] for _ in range(n)], discards=[],
         handcuffs=-1, protected=[[] for _ in range(n)], points=[0] * n,
-        culprit_seen=[[] for _ in range(n)], witnessed=[], rounds=[],
+        culprit_seen=[None] * n, witnessed=None, rounds=[],
         deals=[list(order) for order in (opts.get("deal") or [])], winners=[], reason="",
-        case=0,
+        case=0, revision=played_revision(options),
     )
     _start_round(s, [], opts.get("first_seat"))
     return s
 
 
 def _start_round(s: State, events: list, first_seat: int | None = None) -> None:
-    """§2 for the next round: the deck from a box order (the staff's, else a seeded shuffle),
+    """§2 for the next round: the deck from a box order (the staff's, else a seeded one [SH-8]),
     4 cards each, the pile; then the First on scene's holder opens the round [SH-3]."""
     n = s.n
     s.round += 1
     if s.deals:
         deck, pile = round_cards(s.deals.pop(0), n)
     else:
-        s.rng, box = shuffle(s.rng, list(BOX))
+        s.rng, box = _seeded_box(s.rng, n, s.revision)
         deck, pile = round_cards(box, n)
         s.rng, deck = shuffle(s.rng, deck)
         s.rng, pile = shuffle(s.rng, pile)
@@ -151,8 +150,8 @@ def _start_round(s: State, events: list, first_seat: int | None = None) -> None:
     s.discards = []
     s.handcuffs = -1
     s.protected = [[] for _ in range(n)]
-    s.culprit_seen = [[] for _ in range(n)]
-    s.witnessed = []
+    s.culprit_seen = [None] * n
+    s.witnessed = None
     s.choices = [""] * n
     s.effect, s.effect_target = "", -1
     events.append(_event(s, "round_start", None, hand_sizes=[len(h) for h in s.hands],
@@ -163,7 +162,23 @@ def _start_round(s: State, events: list, first_seat: int | None = None) -> None:
     s.seat = holder
     events.append(_event(s, "turn", holder))
     s.decision, s.waiting = "turn", [holder]
-    _play(s, events, holder, "first_on_scene", None, forced=True)
+    return _play(s, events, holder, "first_on_scene", None, forced=True)
+
+
+def _seeded_box(rng: int, n: int, revision: int) -> tuple[int, list[str]]:
+    """``(rng, box order)`` of a seeded round [SH-8]. [S6] (revision 2) The fixed cards of §2
+    come first, then every other card of the box shuffled: :func:`round_cards` takes the fixed
+    ones, then the "others" from that shuffled rest, so every card left is equally likely to be
+    drawn. Revision 1 shuffled the whole box, so that the fixed cards were the first copies of
+    their types in it and a type's spare copy was seldom among the others."""
+    if revision < 2:
+        return shuffle(rng, list(BOX))
+    fixed = [card for card, count in FIXED[n].items() for _ in range(count)]
+    rest = list(BOX)
+    for card in fixed:
+        rest.remove(card)
+    rng, rest = shuffle(rng, rest)
+    return rng, [*fixed, *rest]
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,7 +238,8 @@ def _discardable(hand: list[str], card: str) -> bool:
 def _saw_suspect(s: State) -> bool:
     """The Witness's player saw the Culprit or an Accomplice in the target's hand."""
     # [S8] a Culprit or an Accomplice card in the hand looked at (not one played in front).
-    return bool(s.witnessed) and any(c in ("culprit", "accomplice") for c in s.witnessed[1])
+    return s.witnessed is not None and any(c in ("culprit", "accomplice")
+                                           for c in s.witnessed.hand)
 
 
 def legal_moves(s: State, player: Any) -> list[dict[str, Any]]:
@@ -363,19 +379,18 @@ def apply(state: State, player: Any, move: Any) -> tuple[State, list[dict[str, A
     s = state.copy()
     s.seq += 1
     events: list[dict[str, Any]] = []
-    with contextlib.suppress(_Stop):  # a round ended: the rest of its resolution is dropped
-        if mtype == "play":
-            _play(s, events, player, values["card"], values.get("target"))
-        elif mtype == "discard":
-            _discard(s, events, player, values["card"], forced=False)
-        elif mtype in ("give", "contribute"):
-            _choose(s, events, player, values["card"])
-        elif mtype == "witness_exchange":
-            _witness_exchange(s, events, player, values["card"])
-        elif mtype == "witness_pass":
-            _witness_pass(s, events, player)
-        else:
-            _say(s, events, player, values["text"])
+    if mtype == "play":
+        _play(s, events, player, values["card"], values.get("target"))
+    elif mtype == "discard":
+        _discard(s, events, player, values["card"], forced=False)
+    elif mtype in ("give", "contribute"):
+        _choose(s, events, player, values["card"])
+    elif mtype == "witness_exchange":
+        _witness_exchange(s, events, player, values["card"])
+    elif mtype == "witness_pass":
+        _witness_pass(s, events, player)
+    else:
+        _say(s, events, player, values["text"])
     return s, events
 
 
@@ -435,7 +450,7 @@ def _play(s: State, events: list, player: int, card: str, target: int | None,
     s.played[player].append(card)
     s.waiting = []
     events.append(_event(s, "play", player, card=card, target=target, forced=forced))
-    _resolve(s, events, player, card, target)
+    return _resolve(s, events, player, card, target)
 
 
 def _not_eligible(s: State, player: int, card: str, target: int) -> tuple[str, str]:
@@ -459,21 +474,20 @@ def _resolve(s: State, events: list, seat: int, card: str, target: int | None) -
     """The effect of ``card``, played by ``seat``; then, unless it waits for decisions, the next
     turn."""
     if card == "culprit":
-        _culprit_gone(s, events, seat)
-    elif card == "detective" and target is not None:
+        return _culprit_gone(s, events, seat)
+    if card == "detective" and target is not None:
         hand = s.hands[target]
         answer = "culprit" in hand and "alibi" not in hand
         events.append(_event(s, "detective", seat, target=target, answer=answer))
         if answer:
-            _end_round(s, events, 4 if s.handcuffs == target else 1, target, seat)
+            return _end_round(s, events, 4 if s.handcuffs == target else 1, target, seat)
     elif card == "accomplice" and target is not None:
         events.append(_event(s, "accomplice", seat, target=target))
         s.effect, s.effect_target = "accomplice", target
         if len(s.hands[target]) == 1:  # [SH-4] public: a hand of one card
-            _discard(s, events, target, s.hands[target][0], forced=True)
-            return
+            return _discard(s, events, target, s.hands[target][0], forced=True)
         s.decision, s.waiting = "discard", [target]
-        return
+        return None
     elif card == "sheriff" and target is not None:
         s.handcuffs = target
         events.append(_event(s, "handcuffs", seat, target=target))
@@ -483,42 +497,39 @@ def _resolve(s: State, events: list, seat: int, card: str, target: int | None) -
         shown = hand[k]
         events.append(_event(s, "toby", seat, target=target, card=shown))
         if shown == "culprit":
-            _end_round(s, events, 4 if s.handcuffs == target else 2, target, seat)
+            return _end_round(s, events, 4 if s.handcuffs == target else 2, target, seat)
     elif card == "little_one":
         holder = _culprit_holder(s)
-        s.culprit_seen[seat] = [holder, s.seq]
+        s.culprit_seen[seat] = CulpritSeen(holder, s.seq)
         events.append(_event(s, "little_one", seat, culprit=holder))
     elif card == "sharing":
         s.effect = "sharing"
-        if _ask(s, events, "give", [t for t in range(s.n) if s.hands[t]]):
-            return
+        return _effect_asks(s, events, "give", [t for t in range(s.n) if s.hands[t]])
     elif card == "rumour":
         _rumour(s, events, seat)
     elif card == "panic" and s.hands[seat]:
         s.effect = "panic"
-        if _ask(s, events, "contribute", [t for t in range(s.n) if s.hands[t]]):
-            return
+        return _effect_asks(s, events, "contribute", [t for t in range(s.n) if s.hands[t]])
     elif card == "divining_hat":
         s.effect = "divining_hat"
         s.decision, s.waiting = "say", [seat]
-        return
+        return None
     elif card == "witness" and target is not None:
         hand = list(s.hands[target])
         events.append(_event(s, "witness", seat, target=target, hand=hand))
         if s.hands[seat]:
             s.effect, s.effect_target = "witness", target
-            s.witnessed = [target, list(hand), s.seq]
+            s.witnessed = Witnessed(target, tuple(hand), s.seq)
             s.decision, s.waiting = "witness", [seat]
-            return
+            return None
     elif card in ("maid", "governess"):
         s.protected[seat] = [k for k in ("maid", "governess")
                              if k == card or k in s.protected[seat]]
         events.append(_event(s, "protect", seat, kind=card))
     elif card == "exchange" and target is not None:
         s.effect, s.effect_target = "exchange", target
-        if _ask(s, events, "give", sorted([seat, target])):
-            return
-    _next_turn(s, events)
+        return _effect_asks(s, events, "give", sorted([seat, target]))
+    return _next_turn(s, events)
 
 
 def _culprit_holder(s: State) -> int:
@@ -527,8 +538,8 @@ def _culprit_holder(s: State) -> int:
 
 def _culprit_gone(s: State, events: list, holder: int) -> None:
     """The Culprit was played or discarded as its holder's last card: case 3, or 4 when the
-    holder is handcuffed (§3, §4)."""
-    _end_round(s, events, 4 if s.handcuffs == holder else 3, holder, None)
+    holder is handcuffed (§3, §4). The round ends."""
+    return _end_round(s, events, 4 if s.handcuffs == holder else 3, holder, None)
 
 
 # Decisions of an effect -------------------------------------------------------------------------
@@ -536,7 +547,7 @@ def _culprit_gone(s: State, events: list, holder: int) -> None:
 
 def _ask(s: State, events: list, decision: str, seats: list[int]) -> bool:
     """Ask ``seats`` for a card at once; [SH-4] a hand of one card gives it at once. ``True``
-    when decisions are awaited; otherwise the effect has resolved (and the turn passed)."""
+    when decisions are awaited; otherwise the effect has resolved now (and the turn passed)."""
     s.decision, s.waiting = decision, []
     for t in seats:
         if len(s.hands[t]) == 1:
@@ -549,6 +560,20 @@ def _ask(s: State, events: list, decision: str, seats: list[int]) -> bool:
     return False
 
 
+def _effect_asks(s: State, events: list, decision: str, seats: list[int]) -> None:
+    """The Sharing, the Panic or the Exchange just played asks ``seats`` for their cards
+    (:func:`_ask`). [SH-16] Revision 1 passed the turn a second time when no card was awaited
+    (every hand asked held one card, given at once) and the round went on: the seat after the
+    next one lost its turn. Revision 2 passes it once; revision 1 still does that, so that its
+    games replay as they were played."""
+    round_before = s.round
+    if _ask(s, events, decision, seats) or s.revision >= 2:
+        return None
+    if s.decision != "over" and s.round == round_before:  # (no round ended meanwhile)
+        return _next_turn(s, events)
+    return None
+
+
 def _choose(s: State, events: list, player: int, card: str) -> None:
     if card not in s.hands[player]:
         raise IllegalMove(f"You have no {card} in your hand to {s.decision}.",
@@ -556,7 +581,8 @@ def _choose(s: State, events: list, player: int, card: str) -> None:
     s.choices[player] = card
     s.waiting.remove(player)
     if not s.waiting:
-        _complete(s, events)
+        return _complete(s, events)
+    return None
 
 
 def _complete(s: State, events: list) -> None:
@@ -572,7 +598,7 @@ def _complete(s: State, events: list) -> None:
     else:  # the Witness's swap
         seat, target = s.seat, s.effect_target
         _swap(s, events, [(seat, target), (target, seat)], "witness")
-    _next_turn(s, events)
+    return _next_turn(s, events)
 
 
 def _clockwise(s: State, start: int) -> list[int]:
@@ -641,12 +667,12 @@ def _discard(s: State, events: list, player: int, card: str, forced: bool) -> No
     s.waiting = []
     events.append(_event(s, "discard", player, card=card, forced=forced))
     if card == "culprit":
-        _culprit_gone(s, events, player)
+        return _culprit_gone(s, events, player)
     drawn = s.pile.pop(0) if s.pile else None
     if drawn is not None:
         _give_to(s, player, drawn)
     events.append(_event(s, "draw", player, card=drawn))
-    _next_turn(s, events)
+    return _next_turn(s, events)
 
 
 def _witness_exchange(s: State, events: list, player: int, card: str) -> None:
@@ -659,19 +685,18 @@ def _witness_exchange(s: State, events: list, player: int, card: str) -> None:
     target = s.effect_target
     s.choices[player] = card
     events.append(_event(s, "witness_exchange", player, target=target, exchanged=True))
-    if _ask(s, events, "give", [target]):
-        return
+    _ask(s, events, "give", [target])  # (the target's side; the swap resolves when given)
 
 
 def _witness_pass(s: State, events: list, player: int) -> None:
     events.append(_event(s, "witness_exchange", player, target=s.effect_target,
                          exchanged=False))
-    _next_turn(s, events)
+    return _next_turn(s, events)
 
 
 def _say(s: State, events: list, player: int, text: str) -> None:
     events.append(_event(s, "say", player, text=text))
-    _next_turn(s, events)
+    return _next_turn(s, events)
 
 
 # End of an effect, next turn -------------------------------------------------------------------
@@ -681,7 +706,7 @@ def _next_turn(s: State, events: list) -> None:
     """The effect is over: the turn passes clockwise to the next seat with cards; seats without
     cards are skipped. [SH-5] A seat's protections end as its turn comes round, played or
     skipped. [SH-4] A hand of one card without a target choice is played at once."""
-    s.effect, s.effect_target, s.witnessed = "", -1, []
+    s.effect, s.effect_target, s.witnessed = "", -1, None
     s.choices = [""] * s.n
     for k in range(1, s.n + 1):
         t = (s.seat + k) % s.n
@@ -699,8 +724,8 @@ def _next_turn(s: State, events: list) -> None:
         if len(hand) == 1:
             (card,) = hand
             if card not in TARGETED or not targets(s, t, card, 0):
-                _play(s, events, t, card, None, forced=True)
-        return
+                return _play(s, events, t, card, None, forced=True)
+        return None
     raise AssertionError("nobody holds a card, yet the Culprit is in a hand")  # pragma: no cover
 
 
@@ -709,7 +734,8 @@ def _next_turn(s: State, events: list) -> None:
 
 def _end_round(s: State, events: list, case: int, culprit: int, by: int | None) -> None:
     """§4: the round ends at once with ``case``; points (none in a flash game), then the end of
-    the game or the next round. Raises :class:`_Stop`."""
+    the game or the next round. Nothing more of the move that ended it resolves: every caller
+    returns at once (``return _end_round(...)``)."""
     n = s.n
     accomplices = [t for t in range(n) if "accomplice" in s.played[t]]
     side = {culprit, *accomplices}
@@ -735,18 +761,16 @@ def _end_round(s: State, events: list, case: int, culprit: int, by: int | None) 
                          points=list(s.points)))
     if s.flash:
         winners = sorted(side) if case == 3 else [t for t in range(n) if t not in side]
-        _end_game(s, events, winners, "flash")
-    elif max(s.points) >= GOAL:
+        return _end_game(s, events, winners, "flash")
+    if max(s.points) >= GOAL:
         best = max(s.points)
-        _end_game(s, events, [t for t in range(n) if s.points[t] == best], "points")
-    else:
-        _start_round(s, events)
-    raise _Stop
+        return _end_game(s, events, [t for t in range(n) if s.points[t] == best], "points")
+    return _start_round(s, events)
 
 
 def _end_game(s: State, events: list, winners: list[int], reason: str) -> None:
     s.decision, s.waiting, s.seat = "over", [], -1
-    s.effect, s.effect_target, s.witnessed = "", -1, []
+    s.effect, s.effect_target, s.witnessed = "", -1, None
     s.choices = [""] * s.n
     s.winners, s.reason = list(winners), reason
     events.append(_event(s, "end", None, winners=list(winners), players=list(winners),

@@ -34,14 +34,13 @@ def _player(viewer: Any, n: int) -> int | None:
 
 def _culprit_seen(s: State, seat: int) -> dict[str, int] | None:
     seen = s.culprit_seen[seat]
-    return {"seat": seen[0], "turn": seen[1]} if seen else None
+    return None if seen is None else {"seat": seen.seat, "turn": seen.seq}
 
 
 def _witnessed(s: State) -> dict[str, Any] | None:
-    if not s.witnessed:
-        return None
-    target, hand, turn = s.witnessed
-    return {"seat": target, "hand": list(hand), "turn": turn}
+    seen = s.witnessed
+    return None if seen is None else {"seat": seen.target, "hand": list(seen.hand),
+                                      "turn": seen.seq}
 
 
 def view(s: State, viewer: Any) -> dict[str, Any]:

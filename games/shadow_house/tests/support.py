@@ -52,8 +52,10 @@ def options(hands: Sequence[Sequence[str]] = HANDS4, pile: Sequence[str] = (),
 
 def start(hands: Sequence[Sequence[str]] = HANDS4, pile: Sequence[str] = (), seed: int = 1,
           **more: Any) -> State:
-    """A game dealt ``hands`` (the First on scene already played for its holder)."""
-    return G.setup(options(hands, pile, **more), seed)
+    """A game dealt ``hands`` (the First on scene already played for its holder), under the
+    rules' latest revision (the options normalized, as for a new game) unless ``more`` names
+    one."""
+    return G.setup(G.normalize_options(options(hands, pile, **more)), seed)
 
 
 def stage(s: State, **fields: Any) -> State:

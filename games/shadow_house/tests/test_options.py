@@ -15,7 +15,7 @@ from .support import HANDS4, box
 
 HUGE = [10**5000, -(10**5000), 10**4300, 2**20_000, -(2**64), 10**40]
 DEFAULTS = {"players": 5, "flash": False, "move_timeout": 86400, "challenge_timeout": 43200,
-            "absent_after": 3, "absent_policy": "bot"}
+            "absent_after": 3, "absent_policy": "bot", "revision": 2}
 ORDER = list(BOX)
 
 
@@ -44,6 +44,8 @@ def test_defaults_fill_every_option():
     {"players": 4, "deal": [ORDER, ORDER[::-1], ORDER]},
     {"deal": None, "first_seat": None},
     {"players": 6, "first_seat": 5},
+    {"revision": 1},
+    {"players": 3, "revision": 2},
 ])
 def test_normalize_is_idempotent_and_keeps_what_was_given(options):
     once = G.normalize_options(options)
@@ -95,6 +97,11 @@ def test_normalize_is_idempotent_and_keeps_what_was_given(options):
     ({"deal": [[*ORDER[:35], None]]}, "deal", "wrong_type"),
     ({"deal": [[*ORDER[:35], "joker"]]}, "deal", "unknown_card"),
     ({"deal": [[*ORDER[:35], "Exchange"]]}, "deal", "unknown_card"),
+    ({"revision": 0}, "revision", "out_of_range"),
+    ({"revision": 3}, "revision", "out_of_range"),
+    ({"revision": "1"}, "revision", "wrong_type"),
+    ({"revision": None}, "revision", "wrong_type"),
+    ({"revision": 2.0}, "revision", "wrong_type"),
 ])
 def test_refusals(options, field, code):
     refuse(options, field, code)
@@ -122,7 +129,8 @@ def test_player_counts_out_of_range_are_refused_by_player_count_too():
 
 
 def test_huge_ints_are_out_of_range_and_short():
-    for key in ("players", "move_timeout", "challenge_timeout", "absent_after", "first_seat"):
+    for key in ("players", "move_timeout", "challenge_timeout", "absent_after", "first_seat",
+                "revision"):
         for value in HUGE:
             error = refuse({key: value}, key, "out_of_range")
             if abs(value) >= 10**40:
@@ -142,3 +150,13 @@ def test_the_options_shape_the_game():
         s = G.setup({"players": n}, 5)
         assert s.n == n and len(s.hands) == n and not s.flash
     assert G.setup({"players": 3, "flash": True}, 5).flash
+
+
+def test_a_new_game_plays_the_latest_revision_and_stored_options_without_one_the_first():
+    """Normalized options name the latest revision (2: ruling S6, SH-16), so a new game plays
+    it; options stored before revisions existed have none, and ``setup`` plays revision 1 for
+    them, as they were played."""
+    assert G.setup(G.normalize_options({}), 5).revision == 2
+    assert G.setup({"revision": 1}, 5).revision == 1
+    stored = {key: value for key, value in DEFAULTS.items() if key != "revision"}
+    assert G.setup(stored, 5).revision == 1

@@ -10,7 +10,8 @@ at some rate):
   the timeout move is one of them; nobody else has any;
 - the state survives ``to_json``/``from_json`` (also through JSON text); applying the same move
   to the rebuilt state gives the same state and events; ``apply`` leaves its input untouched;
-- every event has ``type``, ``seat`` and ``round``; views and viewed events are JSON for every
+- every event has ``type``, ``seat`` and ``round``; [SH-16] in revision 2 a card is played
+  between two turns that start in one move; views and viewed events are JSON for every
   viewer; a player's and the spectator's show no other hand, no pile, no other choice and no
   private event field of somebody else;
 - points follow §4: in case 3 only the culprit side scores, 2 each; in cases 1, 2, 4 the culprit
@@ -23,6 +24,7 @@ at some rate):
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from collections import Counter
 from typing import Any
@@ -50,6 +52,10 @@ def options(draw) -> dict[str, Any]:
         out["first_seat"] = draw(st.sampled_from([*range(n), None]))
     if draw(st.integers(0, 3)) == 0:
         out["deal"] = draw(st.lists(st.permutations(BOX), min_size=1, max_size=3))
+    # The latest revision mostly; the first (also as stored before revisions: no option) too.
+    revision = draw(st.sampled_from([2, 2, 1, None]))
+    if revision is not None:
+        out["revision"] = revision
     return out
 
 
@@ -129,6 +135,9 @@ def check_step(before: Any, player: int, move: dict[str, Any], after: Any,
         assert hand == sorted(hand, key=CARDS.index)
     assert all({"type", "seat", "round"} <= set(e) for e in events)
     json.dumps(events)
+    if after.revision >= 2:  # [SH-16] a turn passes once: a card is played before the next
+        turns = [e["type"] for e in events if e["type"] in ("turn", "play", "round_start")]
+        assert ("turn", "turn") not in set(itertools.pairwise(turns))
     check_points(before, after, events)
     result = G.result(after)
     if result is None:

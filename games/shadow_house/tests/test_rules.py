@@ -135,12 +135,13 @@ def test_setup_follows_the_deal_and_opens_the_round():
     conserved(s)
 
 
+@pytest.mark.parametrize("revision", [1, 2])
 @pytest.mark.parametrize("n", range(3, 9))
-def test_seeded_rounds_follow_the_table_of_section_2(n):
+def test_seeded_rounds_follow_the_table_of_section_2(n, revision):
     holders, decks = set(), set()
     for seed in range(60):
-        s = G.setup({"players": n}, seed)
-        assert G.to_json(G.setup({"players": n}, seed)) == G.to_json(s)
+        s = G.setup({"players": n, "revision": revision}, seed)
+        assert G.to_json(G.setup({"players": n, "revision": revision}, seed)) == G.to_json(s)
         dealt = Counter(c for h in s.hands for c in h) + Counter(["first_on_scene"])
         assert sum(dealt.values()) == 4 * n and len(s.pile) == 36 - 4 * n
         assert all(dealt[c] >= k for c, k in FIXED[n].items())
@@ -151,6 +152,48 @@ def test_seeded_rounds_follow_the_table_of_section_2(n):
         holders.add(holder)
         decks.add(json.dumps(s.hands))
     assert holders == set(range(n)) and len(decks) == 60
+
+
+#: The 99.9th percentile of the chi-square distribution by degrees of freedom (statistical
+#: tables; ``scipy.stats.chi2.ppf(0.999, df)``).
+CHI2_999 = {9: 27.877, 10: 29.588, 12: 32.909}
+
+
+def others_statistic(n: int, revision: int, rounds: int) -> tuple[float, int]:
+    """Pearson's statistic of how often each card type left once the fixed cards of §2 are out
+    was among the "others" of ``rounds`` seeded set-ups, against its copies' share of the cards
+    left; and its degrees of freedom. The others of a round are a draw without replacement of
+    OTHERS[n] of the R cards left, so the statistic is multiplied by (R - 1) / (R - OTHERS[n])
+    to follow the chi-square distribution."""
+    left = Counter(BOX_COUNTS)
+    left.subtract(FIXED[n])
+    left = +left
+    total, size = sum(left.values()), OTHERS[n]
+    drawn: Counter[str] = Counter()
+    for seed in range(rounds):
+        s = G.setup({"players": n, "revision": revision}, seed)
+        deck = Counter(c for hand in s.hands for c in hand) + Counter(["first_on_scene"])
+        deck.subtract(FIXED[n])
+        drawn.update(+deck)
+    assert sum(drawn.values()) == rounds * size
+    expected = {card: rounds * size * count / total for card, count in left.items()}
+    statistic = sum((drawn[card] - e) ** 2 / e for card, e in expected.items())
+    return statistic * (total - 1) / (total - size), len(left) - 1
+
+
+@pytest.mark.parametrize("n", range(3, 9))
+def test_s6_the_others_are_drawn_evenly_from_the_cards_left_by_the_fixed_ones(n):
+    """[S6] Over 600 seeded set-ups, every card left once the fixed cards are out (a second
+    Detective, an extra Alibi as much as a Rumour) is among the others as often as its share
+    says: Pearson's statistic stays below the chi-square's 99.9th percentile. Revision 1 (for
+    the games stored before it) kept the first copy of each fixed type of a shuffled box as the
+    fixed card, so a spare copy was seldom among the others: far beyond it wherever the box
+    holds spare copies of a fixed type (3 to 6 players)."""
+    statistic, freedom = others_statistic(n, 2, 600)
+    assert statistic < CHI2_999[freedom], (n, statistic)
+    if any(BOX_COUNTS[card] > count for card, count in FIXED[n].items() if count):
+        old, _freedom = others_statistic(n, 1, 600)
+        assert old > 3 * CHI2_999[freedom], (n, old)
 
 
 def test_first_seat_swaps_the_first_on_scene_sh2():
@@ -576,6 +619,30 @@ def test_exchange_with_one_card_left_and_as_the_last_card():
                                                    ["exchange"], ["maid"]])
     assert G.legal_moves(s, 2) == [play("exchange")]
     refuse(s, 2, play("exchange", 1), IllegalMove, "target_not_allowed")
+
+
+def turns(events) -> list[tuple[str, int]]:
+    return [(e["type"], e["seat"]) for e in events if e["type"] in ("turn", "skip", "play")]
+
+
+def test_sh16_an_effect_whose_cards_all_go_at_once_passes_the_turn_once():
+    # A Sharing where every hand holds one card: all given at once, then seat 2's turn.
+    hands = [["maid"], ["sharing", "toby"], ["sheriff"], []]
+    s, events = do(stage(start(), hands=hands), 1, play("sharing"))
+    assert turns(events) == [("play", 1), ("turn", 2)]
+    assert G.pending(s) == [Pending(2, 2, "turn", "move_timeout")] and s.hands[2] == ["toby"]
+    # An Exchange between two hands of one card: the same.
+    hands = [["alibi", "rumour"], ["culprit"], ["exchange", "toby"], ["maid", "panic"]]
+    s = stage(start(), seat=2, waiting=[2], hands=hands)
+    s, events = do(s, 2, play("exchange", 1))
+    assert turns(events) == [("play", 2), ("turn", 3)]
+    assert G.pending(s) == [Pending(3, 3, "turn", "move_timeout")]
+    assert s.hands[1] == ["toby"] and s.hands[2] == ["culprit"]
+    # Revision 1 passed the turn a second time (seat 2, then 3 after the Sharing): its games
+    # replay so.
+    s, events = do(stage(start(revision=1), hands=[["maid"], ["sharing", "toby"], ["sheriff"],
+                                                   []]), 1, play("sharing"))
+    assert turns(events) == [("play", 1), ("turn", 2), ("turn", 3)]
 
 
 def test_maid_protects_until_her_players_next_turn():
