@@ -477,6 +477,12 @@ class GameKit:
                 parts.extend(_default_words(key, value, names))
         return command_text(" ".join(parts))
 
+    def command_notes(self, legal_moves: list[dict]) -> list[str]:
+        """What the words of these legal moves' mail commands mean, where the words alone may
+        not say it (a mail prints them under its numbered commands), in the active language.
+        Default: none."""
+        return []
+
     def status_lines(self, board: Board) -> list[str]:
         """The table as plain-text lines for a mail, in the active language, from the viewer's
         projection only (the same :class:`Board` as :meth:`board_context`'s): the seats,

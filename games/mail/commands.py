@@ -19,7 +19,9 @@ A line is read, in this order, as:
 
 Anything else is ``unknown``; a number outside the list is ``out_of_range``; a line that is the
 command of several moves (two players' names that read the same, say) is ``ambiguous``: the
-caller explains each in the player's language (:class:`ReadResult`).
+caller explains each in the player's language (:class:`ReadResult`). For an unknown line,
+:meth:`CommandReader.suggest` finds the moves it most likely meant (words of two languages mixed,
+``annoncer thief``; one word off), for the answer to name them in the player's language.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ class ReadResult:
     - ``"out_of_range"``: ``number`` is the number read, outside 1 to the list's length;
     - ``"ambiguous"``: ``candidates`` are the moves whose command the line is;
     - ``"unknown"``: ``candidates`` are the moves whose command begins with the line's first
-      word, if any (to suggest them).
+      word, if any (:meth:`CommandReader.suggest` tells which the line most likely meant).
 
     ``detail`` says the same in a few English words, for logs."""
 
@@ -126,6 +128,10 @@ class ReadResult:
     detail: str = ""
     number: int | None = None
     candidates: tuple[dict, ...] = ()
+
+
+#: The most moves a refusal suggests.
+MAX_SUGGESTED = 3
 
 
 class CommandReader:
@@ -139,10 +145,13 @@ class CommandReader:
         self.index: dict[str, set[int]] = {}
         #: (normalized command, index) of the free-text moves.
         self.free: list[tuple[str, int]] = []
+        #: each move's command in each language, as normalized words
+        self.spellings: list[list[list[str]]] = [[] for _move in self.moves]
         for language in languages():
             for i, text in enumerate(_commands(kit, self.moves, names, language)):
                 key = normalize(text)
                 self.index.setdefault(key, set()).add(i)
+                self.spellings[i].append(key.split())
                 if free_text_field(kit, self.moves[i]) is not None:
                     self.free.append((key, i))
         self.words = {normalize(spelling): word for word, spellings in TABLE_WORDS.items()
@@ -196,6 +205,31 @@ class CommandReader:
                        and command.split(" ", 1)[0] == first for i in found_at})
         return ReadResult("unknown", candidates=tuple(self._move(i) for i in near),
                           detail=f"no command {key!r}" if key else "an empty line")
+
+    def _misses(self, i: int, words: list[str]) -> int | None:
+        """How many of ``words`` are, at their place, the word of none of move ``i``'s
+        commands of that length in any language (``None``: no command of that length)."""
+        same = [spelling for spelling in self.spellings[i] if len(spelling) == len(words)]
+        if not same:
+            return None
+        return sum(all(spelling[at] != word for spelling in same)
+                   for at, word in enumerate(words))
+
+    def suggest(self, text: str) -> list[int]:
+        """The moves (their indexes) a line that is no command most likely meant: those it
+        writes word for word in a mix of the site's languages (``annoncer thief``: English's
+        ``announce thief`` and French's ``annoncer voleur``), else, for a line of two words or
+        more, those it misses by one word only (``exchange bob yes``); none when nothing is
+        that near, or when more than :data:`MAX_SUGGESTED` are."""
+        words = normalize(text).split()
+        if not words:
+            return []
+        misses = {i: self._misses(i, words) for i in range(len(self.moves))}
+        for allowed in (0, 1) if len(words) > 1 else (0,):
+            found = [i for i, missed in misses.items() if missed == allowed]
+            if found:
+                return found if len(found) <= MAX_SUGGESTED else []
+        return []
 
 
 def _after(text: str, prefix: str) -> str | None:

@@ -80,6 +80,9 @@ class Listing:
     #: The commands of the moves that take free text (a card's words): their first words.
     free: list[str] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
+    #: What the commands' words mean, where they alone may not say it (the kit's
+    #: ``command_notes``).
+    notes: list[str] = field(default_factory=list)
     #: What happened since the reader's last move: a heading, then the history's lines.
     since: list[str] = field(default_factory=list)
 
@@ -173,6 +176,7 @@ def listing(game: Game, user) -> Listing:
     language = translation.get_language() or settings.LANGUAGE_CODE
     listed = commands.command_list(kit, legal, names, language)
     out.commands = [(n, text) for n, text, _move in listed]
+    out.notes = [str(note) for note in kit.command_notes(legal)]
     out.free = sorted({text for _n, text, move in listed
                        if move.get("type") in kit.free_text_moves})
     return out

@@ -189,6 +189,16 @@ def command(move: dict, names: dict[int, str]) -> str:
     return command_text(str(COMMANDS[key]) % values)
 
 
+def command_notes(legal_moves: list[dict]) -> list[str]:
+    """What the last word of an exchange's, the Spy's or the Fool's command means (``swap`` /
+    ``keep``), when such a move is listed."""
+    if not {move.get("type") for move in legal_moves} & {"exchange", "spy_swap", "fool"}:
+        return []
+    return [_("“%(swap)s”: the cards really change hands. “%(keep)s”: they stay where they "
+              "are, and the others cannot tell which you chose.") % {
+        "swap": COMMANDS["spy_swap"], "keep": COMMANDS["spy_keep"]}]
+
+
 MOVE_GROUPS = {
     "exchange": gettext_lazy("Exchange"), "look": gettext_lazy("Look"),
     "announce": gettext_lazy("Announce a mask"), "claim": gettext_lazy("Challenge"),

@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from games.core.kit import Board, GameKit, ranking_lines, seat_line, seat_name, waiting_line
 
@@ -177,20 +177,17 @@ class MascaradeKit(GameKit):
     def command_words(self, move: dict, names: dict[int, str]) -> str:
         return display.command(move, names) or super().command_words(move, names)
 
+    def command_notes(self, legal_moves: list[dict]) -> list[str]:
+        return display.command_notes(legal_moves)
+
     def status_lines(self, board: Board) -> list[str]:
-        """The seats (coins, a card turned face up and still in place, revealed last turn),
-        whose turn, the Justice board, the announcement and the power under way, the masks in
-        play, and the viewer's notebook: all from the page's own board context."""
+        """Whose turn (or how the game ended and the ranking), the seats (coins, a card turned
+        face up and still in place, revealed last turn), the Justice board, the announcement
+        and the power under way, the masks in play with their powers, the starting deal
+        (public: R4), and the viewer's notebook: all from the page's own board context."""
         state, names = board.state, board.names
         context = self.board_context(board)
-        lines = []
-        if state.get("phase") == "over":
-            winners = [seat_name(w, names) for w in state.get("winners", [])]
-            lines.append(ngettext("The game is over. Winner: %(winners)s.",
-                                  "The game is over. Winners: %(winners)s.", len(winners))
-                         % {"winners": ", ".join(winners)})
-        else:
-            lines.append(waiting_line(board, display.decision))
+        lines = list(context["ending"]) or [waiting_line(board, display.decision)]
         for seat in board.seats:
             coins = seat.get("coins", 0)
             lines.append(seat_line(seat, [
@@ -226,9 +223,14 @@ class MascaradeKit(GameKit):
                     "target": seat_name(power["target"], names)}
             lines.append(line)
         lines.append(context["decision_note"])
-        if context["masks_in_play"]:
-            lines.append(_("Masks in play: %(masks)s.") % {
-                "masks": ", ".join(m["name"] for m in context["masks_in_play"])})
+        if context["masks_in_play"]:  # with their powers, as the page's aside
+            lines.append(_("Masks in play:"))
+            lines.extend("- " + _("%(name)s: %(power)s") % {"name": m["name"], "power": m["power"]}
+                         for m in context["masks_in_play"])
+        if context["starting_deal"]:  # [R4] public, as the page's "The starting deal"
+            lines.append(_("The starting deal: %(deal)s.") % {"deal": "; ".join(
+                pgettext("starting deal", "%(about)s: %(mask)s") % deal
+                for deal in context["starting_deal"])})
         if board.you is not None:
             if not context["knowledge"]:
                 lines.append(_("You have not seen any card since the deal."))

@@ -179,8 +179,33 @@ def _reply_lines(note: Notification, label: str) -> tuple[str, list[str]]:
     else:
         lines = [_("“%(command)s” is not one of the commands below: write the number or the "
                    "command of your move on the first line of your answer.") % {
-            "command": command}]
+            "command": command}, *_suggestion_lines(note, command)]
     return subject, lines
+
+
+def _suggestion_lines(note: Notification, command: str) -> list[str]:
+    """The moves listed below (the player's now) that an unknown command most likely meant
+    (``games.mail.commands.CommandReader.suggest``: ``annoncer thief``), in the player's
+    language with their numbers: "Did you mean “annoncer voleur” (5)?"; none if none."""
+    from games.mail import commands
+    from games.mail.outgoing import names_and_board
+    from games.models import Game
+
+    if not command or note.game is None or note.game.status != Game.Status.ACTIVE:
+        return []
+    kit = catalog.get_kit(note.game.kind)
+    names, _board, payload = names_and_board(note.game, note.user)
+    legal = (payload["you"] or {}).get("legal_moves", [])
+    meant = commands.CommandReader(kit, legal, names).suggest(command)
+    if not meant:
+        return []
+    listed = commands.command_list(kit, legal, names,
+                                   translation.get_language() or settings.LANGUAGE_CODE)
+    named = [_("“%(command)s” (%(number)d)") % {"command": listed[i][1], "number": listed[i][0]}
+             for i in meant]
+    if len(named) == 1:
+        return [_("Did you mean %(command)s?") % {"command": named[0]}]
+    return [_("Did you mean one of these: %(commands)s?") % {"commands": ", ".join(named)}]
 
 
 def _unplayed_lines(inbound) -> list[str]:

@@ -192,9 +192,11 @@ class ShadowHouseKit(GameKit):
 
     def status_lines(self, board: Board) -> list[str]:
         """Whose turn, the round and the piles, the last round's result, the effect under way,
-        each player (hand size, points, Handcuffs, accomplice, protections, cards played), and
-        the viewer's hand, their choice sent and what only they know (the Little one's
-        culprit, the hand their Witness sees, the Panic's pool)."""
+        each player (the viewer's left neighbour, hand size, points, Handcuffs, accomplice,
+        protections, cards played), and the viewer's hand with its cards' powers, their choice
+        sent and what only they know (the Little one's culprit, the hand their Witness sees,
+        the Panic's pool): what the page shows. (What a choice is about is the decision mail's
+        own line: ``decision_mail``.)"""
         state = board.state
         context = self.board_context(board)
         flash = state.get("flash")
@@ -213,6 +215,7 @@ class ShadowHouseKit(GameKit):
         for player in context["players"]:
             played = ", ".join(card["title"] for card in player["played_cards"])
             lines.append(seat_line(player, [
+                _("your left neighbour") if player["left_neighbour"] else "",
                 ngettext("%(n)s card in hand", "%(n)s cards in hand", player["hand_size"]) % {
                     "n": player["hand_size"]},
                 "" if flash else ngettext("%(n)s point", "%(n)s points", player["points"]) % {
@@ -230,6 +233,10 @@ class ShadowHouseKit(GameKit):
                 if context["culprit_held"]:
                     line += " " + _("The Culprit may go only as your last card.")
                 lines.append(line)
+                # each card's power, as the page's hand and turn say them
+                lines.extend("- " + _("%(name)s: %(power)s") % {
+                    "name": card["title"], "power": card["power"]}
+                    for card in {card["card"]: card for card in context["hand"]}.values())
             else:
                 lines.append(_("Your hand is empty."))
             if context["my_choice"]:

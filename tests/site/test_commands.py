@@ -198,6 +198,13 @@ def titles(kit: GameKit) -> dict[str, str]:
     return out
 
 
+def powers(kit: GameKit) -> list[str]:
+    """The rules' words of each card's power (public: the rules page's), in the active language;
+    they may name other cards ("If you see the Culprit...")."""
+    return [str(item["power"]) for value in kit.rules_context().values() if isinstance(value, list)
+            for item in value if isinstance(item, dict) and item.get("power")]
+
+
 def strings(value: Any) -> set[str]:
     """Every string in a JSON value, keys included."""
     if isinstance(value, dict):
@@ -233,6 +240,8 @@ def check_status(kit: GameKit, lines: Any, state: Any, viewer: Any, events: list
     truth = kit.rules.view(state, MODERATOR)["moderator"]
     secret = strings(truth) - known
     text = "\n".join(lines)
+    for power in powers(kit):  # a card's power, as the rules say it, tells nothing held
+        text = text.replace(power, "")
     words = titles(kit)
     for card, title in words.items():
         if card in secret:
