@@ -181,16 +181,18 @@ class MascaradeKit(GameKit):
         return display.command_notes(legal_moves)
 
     def status_lines(self, board: Board) -> list[str]:
-        """Whose turn (or how the game ended and the ranking), the seats (coins, a card turned
-        face up and still in place, revealed last turn), the Justice board, the announcement
-        and the power under way, the masks in play with their powers, the starting deal
-        (public: R4), and the viewer's notebook: all from the page's own board context."""
+        """Whose turn (or how the game ended and the ranking), the seats (the viewer's
+        neighbours, coins, a card turned face up and still in place, revealed last turn), the
+        Justice board, the announcement and the power under way, the masks in play with their
+        powers, the starting deal (public: R4), and the viewer's notebook: all from the page's
+        own board context."""
         state, names = board.state, board.names
         context = self.board_context(board)
         lines = list(context["ending"]) or [waiting_line(board, display.decision)]
         for seat in board.seats:
             coins = seat.get("coins", 0)
             lines.append(seat_line(seat, [
+                {"left": _("on your left"), "right": _("on your right")}.get(seat.get("side"), ""),
                 ngettext("%(coins)s coin", "%(coins)s coins", coins) % {"coins": coins},
                 _("card turned: %(mask)s") % {"mask": seat["turned"]} if seat.get("turned")
                 else "",

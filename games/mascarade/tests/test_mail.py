@@ -62,6 +62,14 @@ def test_every_decision_mail_carries_the_starting_deal_the_page_shows(users):
         line = next((line for line in body.splitlines()
                      if line.startswith("The starting deal: ")), None)
         assert line == f"The starting deal: {'; '.join(deal)}.", (line, deal)
+    # the reader's neighbours, as the page's table says them
+    note = notes.last()
+    seats = sorted(seat.position for seat in game.seats.all())
+    mine = next(seat.position for seat in game.seats.all() if seat.user == note.user)
+    names = {seat.position: seat.user.username for seat in game.seats.all()}
+    body = messages.build_email(note).body
+    assert f"{names[(mine + 1) % len(seats)]}: on your left · " in body
+    assert f"{names[(mine - 1) % len(seats)]}: on your right · " in body
     # in French too, and the masks in play with their powers (the page's aside)
     player = notes.last().user
     player.language = "fr"
