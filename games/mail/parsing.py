@@ -37,10 +37,10 @@ It is pure: the standard library (``email``, ``html.parser``) and ``authres`` (R
 Authentication-Results headers), no Django, no database. The bytes are not trusted: anything
 unreadable is :class:`MalformedMail`, never another exception.
 
-Parsing takes about eight times the message's size in memory for a moment (the email package
+Parsing takes several times the message's size in memory for a moment (the email package
 splits it into lines), and it is pure Python, so threads parsing at once gain nothing (the
 GIL): messages over :data:`LARGE_BYTES` are parsed one at a time in a process
-(:data:`_LARGE`), which bounds the receiver's memory (docs/performance.md).
+(:data:`_LARGE`), which bounds the receiver's memory (its figure: docs/performance.md).
 
 ``authentication`` lists every Authentication-Results header's results as ``(authserv-id,
 method, result)``, lowercased; the caller decides whose it trusts (its own MTA's authserv-id).
