@@ -110,6 +110,25 @@ def test_bad_messages_are_refused_and_change_nothing(game, users, text):
     assert not ChatMessage.objects.exists()
 
 
+@pytest.mark.parametrize("text", [
+    "\u200b", "\u200b\u200c\u200d", " \u2060\ufeff ", "\u00ad", "\u034f", "\ufe0f",
+    "\u3164", "\u115f\u1160", "\u2800", "\U000e0041\U000e0042", "\u180e", "\u3000\u200b",
+    "\u0301",
+])
+def test_a_message_of_invisible_characters_only_is_refused(game, users, text):
+    """Zero-width and joining characters, a soft hyphen, variation selectors, tags, blank
+    letters (Hangul fillers, the braille blank), marks with nothing to sit on: nothing to read,
+    refused in the writer's language."""
+    answer = client_for(users[0]).post(chat_url(game), {"text": text}, format="json",
+                                       HTTP_ACCEPT_LANGUAGE="fr")
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["fields"]["text"] == [
+        "Écrivez d'abord quelque chose : le message ne contient que des caractères invisibles."]
+    assert not ChatMessage.objects.exists()
+    # Beside a visible character, each is kept as typed (an emoji's joiner, an accent).
+    assert chat_service.clean_text(f"a{text}") == f"a{text}".strip()
+
+
 def test_the_longest_message_and_line_breaks_are_taken(game, users):
     longest = "é" * 500
     assert post(users[0], game, f"  {longest}\n ").json()["text"] == longest

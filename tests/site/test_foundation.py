@@ -28,6 +28,8 @@ print(json.dumps({
     "site_url": settings.SITE_URL,
     "debug": settings.DEBUG,
     "hosts": settings.ALLOWED_HOSTS,
+    "hsts": [settings.SECURE_HSTS_SECONDS, settings.SECURE_HSTS_INCLUDE_SUBDOMAINS,
+             settings.SECURE_HSTS_PRELOAD],
 }))
 """
 
@@ -79,6 +81,19 @@ def test_settings_with_urls(tmp_path):
     assert got["site_url"] == "https://mascarade.example"
     assert got["debug"] is False
     assert got["hosts"] == ["mascarade.example", "www.mascarade.example"]
+
+
+def test_hsts_subdomains_and_preload_are_the_operators_choice(tmp_path):
+    """HSTS is on in production, but for subdomains too and asking to be preloaded (a one-way
+    commitment) only when the operator sets them."""
+    base = {"DEBUG": "0", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "mascarade.example"}
+    proc = run_settings(tmp_path, **base)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hsts"] == [31536000, False, False]
+    proc = run_settings(tmp_path, **base, SECURE_HSTS_INCLUDE_SUBDOMAINS="1",
+                        SECURE_HSTS_PRELOAD="1")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hsts"] == [31536000, True, True]
 
 
 def test_secret_key_is_required_without_debug(tmp_path):

@@ -4,10 +4,11 @@ Who may write: the human players seated at the game (any status: before the star
 game, and after it ends, for post-game talk), not spectators, not a blocked account (bots never
 write here: their seats' lines come from the game's rules, appended by the write core with the
 move, ``GameKit.chat_lines``). A message is what the player typed, stripped of the blanks around
-it: 1 to :data:`~games.models.CHAT_MAX_LENGTH` characters, no control character but line breaks
-and tabs, no bidirectional override. At most :data:`MESSAGES_PER_WINDOW` messages per
-:data:`WINDOW` per player and game: one limit for the pages and the API, checked under a lock of
-the player's seat, so that concurrent requests cannot all pass it.
+it: 1 to :data:`~games.models.CHAT_MAX_LENGTH` characters, at least one of them visible (not
+only zero-width or blank ones), no control character but line breaks and tabs, no bidirectional
+override. At most :data:`MESSAGES_PER_WINDOW` messages per :data:`WINDOW` per player and game:
+one limit for the pages and the API, checked under a lock of the player's seat, so that
+concurrent requests cannot all pass it.
 
 Messages are never changed nor deleted (the table is append-only); a moderator hides one
 (``moderation.services.hide_message``). Refusals are the domain errors of :mod:`games.core.errors`,
@@ -39,6 +40,20 @@ WINDOW = dt.timedelta(minutes=1)
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+#: Letters drawn as blanks (Hangul fillers, the braille blank), which Unicode's categories do not
+#: tell from visible ones.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _invisible(char: str) -> bool:
+    """Whether ``char`` draws nothing by itself: a space, a format character (zero-width space,
+    joiners, word joiner, soft hyphen, tags...), a mark with nothing to sit on, a control, a
+    private-use or unassigned code point, or a letter drawn blank."""
+    return (char.isspace() or char in BLANK_LETTERS
+            or unicodedata.category(char) in ("Cf", "Cc", "Co", "Cn", "Mn", "Me", "Zs", "Zl",
+                                              "Zp"))
+
+
 def clean_text(text) -> str:
     """The message as it will be stored, or :class:`Invalid` (``fields.text``) saying what is
     wrong with it."""
@@ -47,6 +62,9 @@ def clean_text(text) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
     if not text:
         raise Invalid({"text": [_("Write something first: the message is empty.")]})
+    if all(_invisible(c) for c in text):
+        raise Invalid({"text": [_("Write something first: the message holds only invisible "
+                                  "characters.")]})
     if len(text) > CHAT_MAX_LENGTH:
         raise Invalid({"text": [ngettext(
             "A message has at most %(max)d character; this one has %(n)d.",
