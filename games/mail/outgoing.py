@@ -180,3 +180,33 @@ def listing(game: Game, user) -> Listing:
     out.free = sorted({text for _n, text, move in listed
                        if move.get("type") in kit.free_text_moves})
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Threading: every mail to a player about a game, one conversation
+
+
+def message_domain() -> str:
+    """The domain of the Message-IDs the site writes: its address's host."""
+    return settings.SITE_URL.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+
+
+def thread_root(game_id: Any, user_id: Any) -> str:
+    """The Message-ID (without its angle brackets) at the root of ``user``'s mails about
+    ``game``: the game's "started" mail has it as its own, every other mail about the game
+    refers to it, so that mail clients show them as one conversation (one subject, too)."""
+    return f"game.{game_id}.{user_id}@{message_domain()}"
+
+
+def thread_headers(game_id: Any, user_id: Any, answered: str = "",
+                   root: bool = False) -> dict[str, str]:
+    """The ``Message-ID``/``In-Reply-To``/``References`` headers that put a mail in its game's
+    conversation: the root's own Message-ID for the first mail (``root``); for the others,
+    the root, then ``answered`` (the Message-ID of the player's mail it answers, if any) as
+    the message replied to (RFC 5322 §3.6.4)."""
+    top = f"<{thread_root(game_id, user_id)}>"
+    if root:
+        return {"Message-ID": top}
+    parent = f"<{answered}>" if answered else top
+    return {"In-Reply-To": parent,
+            "References": f"{top} {parent}" if answered else top}

@@ -20,6 +20,7 @@ from django.utils.translation import ngettext
 
 from games.core import catalog, selectors
 from games.core.kit import GameKit
+from games.mail.outgoing import message_domain, thread_headers
 from games.models import ChatMessage, Notification
 from games.notify.digests import DIGEST_QUOTED
 from games.notify.outbox import DECISION_KINDS, Kind
@@ -72,7 +73,15 @@ def game_url(game_id) -> str:
     return f"{settings.SITE_URL}/games/{game_id}/"
 
 
-def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[str, list[str]]:
+#: The mails about one game to one player: they share one subject and one conversation.
+THREADED_KINDS = (*DECISION_KINDS, Kind.REMINDER, Kind.STARTED, Kind.ENDED, Kind.ABSENT,
+                  Kind.MAIL_REPLY)
+
+
+def _subject_and_lines(note: Notification, folded: list[Notification]
+                       ) -> tuple[str, str, list[str]]:
+    """The mail's subject, its headline (what it is about, for the inbox's preview of a mail
+    whose subject is its game's) and its lines."""
     game = note.game
     kit = catalog.find_kit(game.kind) if game else None
     creator = game.created_by.username if game and game.created_by_id else "?"
@@ -122,7 +131,12 @@ def _subject_and_lines(note: Notification, folded: list[Notification]) -> tuple[
                               "(%(count)d more decisions awaited you in this game meanwhile.)",
                               len(folded)) % {"count": len(folded)})
     # The game's name, or the site's for a mail about no game.
-    return f"[{kit.name if kit else _('Mascarade Online')}] {subject}", lines
+    prefix = f"[{kit.name if kit else _('Mascarade Online')}]"
+    if game is not None and note.kind in THREADED_KINDS:
+        # One subject for all of a game's mails, whatever they say or answer (threaded by
+        # games.mail.outgoing.thread_headers): what this one is about is said by its lines.
+        return f"{prefix} {label}", subject, lines
+    return f"{prefix} {subject}", "", lines
 
 
 def _webhook_disabled_lines(ctx: dict[str, Any]) -> tuple[str, list[str]]:
@@ -148,11 +162,9 @@ def _reply_lines(note: Notification, label: str) -> tuple[str, list[str]]:
 
     Inbound = InboundMessage.Status
     inbound = InboundMessage.objects.filter(pk=note.context.get("inbound")).first()
+    subject = _("About your mail in %(game)s") % {"game": label}
     if inbound is None:
-        return _("About your mail in %(game)s") % {"game": label}, []
-    subject = inbound.subject or _("Your mail in %(game)s") % {"game": label}
-    if not subject.lower().startswith("re:"):
-        subject = "Re: " + subject
+        return subject, []
     command = inbound.command
     if inbound.status == Inbound.PLAYED:
         sentences = _move_sentences(note, inbound.move_seq)
@@ -302,10 +314,10 @@ def build_email(note: Notification, folded: list[Notification] | None = None
         if digest:
             sections = digest_sections(note)
             subject = f"[{_('Mascarade Online')}] {_('New messages at your tables')}"
-            lines: list[str] = []
+            headline, lines = "", []
         else:
             sections = []
-            subject, lines = _subject_and_lines(note, folded or [])
+            subject, headline, lines = _subject_and_lines(note, folded or [])
         listing = None
         if note.kind in PLAYABLE_KINDS and note.game_id is not None:
             from games.mail.outgoing import listing as new_listing
@@ -315,6 +327,7 @@ def build_email(note: Notification, folded: list[Notification] | None = None
             user, CHAT_DIGEST if digest else ALL_MAIL)])
         context: dict[str, Any] = {
             "user": user, "lines": lines, "subject": subject, "sections": sections,
+            "headline": headline,
             "game_url": game_url(note.game_id) if note.game_id else settings.SITE_URL + "/",
             "profile_url": settings.SITE_URL + reverse("profile"),
             "unsubscribe_url": unsubscribe, "listing": listing,
@@ -322,7 +335,7 @@ def build_email(note: Notification, folded: list[Notification] | None = None
         name = "email/chat_digest" if digest else "email/notification"
         text = render_to_string(f"{name}.txt", context)
         html = render_to_string(f"{name}.html", context)
-    domain = settings.SITE_URL.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+    domain = message_domain()
     message = EmailMultiAlternatives(
         subject=subject, body=text, to=[user.email],
         headers={"Auto-Submitted": "auto-generated",
@@ -331,14 +344,15 @@ def build_email(note: Notification, folded: list[Notification] | None = None
                  "Message-ID": f"<{note.dedupe_key.replace(':', '.')}@{domain}>"})
     if listing is not None:
         message.reply_to = [listing.reply_to]
+    answered = ""
     if note.kind == Kind.MAIL_REPLY:
         from games.models import InboundMessage
 
         answered = (InboundMessage.objects.filter(pk=note.context.get("inbound"))
-                    .values_list("message_id", flat=True).first())
-        if answered:
-            message.extra_headers["In-Reply-To"] = f"<{answered}>"
-            message.extra_headers["References"] = f"<{answered}>"
+                    .values_list("message_id", flat=True).first()) or ""
         message.extra_headers["Auto-Submitted"] = "auto-replied"
+    if note.game_id is not None and note.kind in THREADED_KINDS:
+        message.extra_headers.update(thread_headers(note.game_id, user.pk, answered,
+                                                    root=note.kind == Kind.STARTED))
     message.attach_alternative(html, "text/html")
     return message

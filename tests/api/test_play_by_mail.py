@@ -63,12 +63,13 @@ def last_mail_to(user) -> EmailMessage | None:
 
 
 def answer(to: str, sender: str, text: str, *, message_id: str | None = None,
-           headers: dict | None = None, quoted: str = "Your turn in the game") -> bytes:
+           headers: dict | None = None, quoted: str = "Your turn in the game",
+           subject: str = "Re: Your turn") -> bytes:
     """A reply as a mail client writes it: the command on top, the quoted mail under it."""
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
-    message["Subject"] = "Re: Your turn"
+    message["Subject"] = subject
     message["Message-ID"] = message_id or make_msgid(domain="example.org")
     for name, value in (headers or {}).items():
         message[name] = value
@@ -110,6 +111,44 @@ def test_a_decision_mail_lists_the_moves_and_a_reply_plays_one(users):
     assert confirmation.extra_headers["Auto-Submitted"] == "auto-replied"
     assert confirmation.reply_to and confirmation.reply_to[0] != address
     assert reply.status == "pending" or Notification.objects.get(pk=reply.pk).status == "sent"
+
+
+def test_a_games_mails_keep_one_subject_in_one_thread_whatever_the_replies_say(users):
+    """Issue 42: subjects grew with each reply ("[Mascarade] Re: [Mascarade] Re: …"). Every
+    mail to a player about a game has the game's one subject, and refers to the game's
+    "started" mail (its Message-ID the thread's root); an answer to the player's mail replies
+    to it (In-Reply-To), whatever that mail's subject was."""
+    game = start_game(users[0], users[1:], options={"players": 4})
+    deliver()
+    _row, player = awaited(game)
+    root = f"<game.{game.pk}.{player.pk}@mascarade.example>"
+    mine = [m for m in mail.outbox if m.to == [player.email]]
+    started = next(m for m in mine if "the game has started" in m.body)
+    assert started.extra_headers["Message-ID"] == root
+    subject = started.subject  # the game's name
+    assert subject.startswith("[Mascarade] ") and "Re:" not in subject
+    decision = last_mail_to(player)
+    assert decision.subject == subject
+    assert decision.extra_headers["In-Reply-To"] == decision.extra_headers["References"] == root
+    assert decision.extra_headers["Message-ID"] != root
+    address = decision.reply_to[0]
+    for text, their_subject in (("dance the tango", "Re: " + subject),
+                                ("1", "Re: [Mascarade] Re: [Mascarade] Re: " + subject),
+                                ("status", "AW: something else entirely")):
+        message_id = make_msgid(domain="example.org")
+        inbound = receive_mail(answer(address, player.email, text, message_id=message_id,
+                                      subject=their_subject), via="test")
+        assert inbound.status != Status.NO_TOKEN, inbound.status
+        mail.outbox.clear()
+        deliver()
+        reply = next(m for m in mail.outbox if m.to == [player.email]
+                     and m.extra_headers["Auto-Submitted"] == "auto-replied")
+        assert reply.subject == subject, (their_subject, reply.subject)
+        assert reply.extra_headers["In-Reply-To"] == message_id
+        assert reply.extra_headers["References"] == f"{root} {message_id}"
+        address = reply.reply_to[0]
+    html = reply.alternatives[0][0]
+    assert html.index(">About your mail in") < html.index("Hello")
 
 
 def test_a_command_in_words_and_in_french_plays_too(users):
@@ -171,7 +210,7 @@ def test_refusals_change_nothing_and_send_nothing(users):
     assert MoveRecord.objects.count() == moves_before
     assert Notification.objects.filter(kind="mail_reply").count() == replies_before
     deliver()
-    assert not [m for m in mail.outbox if "Re:" in m.subject]
+    assert not [m for m in mail.outbox if m.extra_headers["Auto-Submitted"] == "auto-replied"]
     kept = InboundMessage.objects.get(status=Status.TOO_LARGE)
     assert kept.size > 11 * 1024 * 1024 and len(bytes(kept.raw)) <= 64 * 1024
 
@@ -198,7 +237,8 @@ def test_a_command_for_a_decision_that_passed_shows_the_game_now(users):
     assert inbound.status == Status.STALE and MoveRecord.objects.count() == before
     mail.outbox.clear()
     deliver()
-    reply = next(m for m in mail.outbox if m.to == [player.email] and "Re:" in m.subject)
+    reply = next(m for m in mail.outbox if m.to == [player.email]
+                 and m.extra_headers["Auto-Submitted"] == "auto-replied")
     assert "The game moved on" in reply.body and reply.reply_to
 
 

@@ -76,7 +76,8 @@ def test_a_reply_sent_over_smtp_plays_the_move_and_is_confirmed(users, settings,
     confirmation = Notification.objects.get(kind="mail_reply", user=player)
     mail.outbox.clear()
     deliver()
-    sent = next(m for m in mail.outbox if m.to == [player.email] and "Re:" in m.subject)
+    sent = next(m for m in mail.outbox if m.to == [player.email]
+                and m.extra_headers["Auto-Submitted"] == "auto-replied")
     assert "Your move is played" in sent.body
     assert re.fullmatch(rf"play\+\d+\.[0-9a-f]{{24}}@{re.escape(DOMAIN)}", sent.reply_to[0])
     assert Notification.objects.get(pk=confirmation.pk).status == "sent"
