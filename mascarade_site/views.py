@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import logging
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
+from games.live import streams
 
 from .celery import app as celery_app
 
@@ -43,6 +47,17 @@ def _check_database() -> str | None:
         logger.warning("health check: database unreachable: %s", exc)
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def _check_database_where_served(request) -> str | None:
+    """The database as this process's requests read it: under ASGI (the stream server, which
+    serves nothing but the streams and this check) through the streams' database threads, whose
+    connections the streams read with (a thread of a request of its own would open a fresh one
+    and say "ok" while theirs were dead); under WSGI (web) on the request's thread, as every
+    page."""
+    if isinstance(request, ASGIRequest):
+        return async_to_sync(streams.in_db_threads(_check_database))()
+    return _check_database()
 
 
 def _check_broker(timeout: float = 2.0) -> str | None:
@@ -79,7 +94,7 @@ def healthz(request):
     """200 with every component "ok", or 503 naming the one(s) that did not answer. With Redis
     down the pages and the API still work (the throttles let requests through, the outbox
     waits): the answer says which part is down."""
-    checks = {"database": _check_database(), "broker": _check_broker(),
+    checks = {"database": _check_database_where_served(request), "broker": _check_broker(),
               "redis": _check_redis()}
     body = {
         "status": "ok" if not any(checks.values()) else "unavailable",

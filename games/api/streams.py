@@ -30,13 +30,15 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
 from games.api.authentication import ModeratedTokenAuthentication
+from games.api.throttling import client_address
 from games.core import selectors
 from games.live import streams
 
 #: The largest seq a cursor may name (the column's range).
 MAX_SEQ = 2_147_483_647
 
-#: Streams open in this process, per user (a cap: ``STREAM_MAX_PER_USER``).
+#: Streams open in this process: per account (its id; a cap: ``STREAM_MAX_PER_USER``), and the
+#: anonymous ones per client address (``("address", address)``: ``STREAM_MAX_PER_ADDRESS``).
 _open: Counter = Counter()
 _open_lock = threading.Lock()
 
@@ -126,12 +128,34 @@ async def _viewer(request) -> streams.Viewer | JsonResponse:
     return _kept(user, check)
 
 
+def _key(request, viewer: streams.Viewer):
+    """What a stream counts against: its account, or for an anonymous viewer the client's
+    address, as the API's throttles tell it (:func:`games.api.throttling.client_address`)."""
+    if viewer.user.is_authenticated:
+        return viewer.user.pk
+    return ("address", client_address(request))
+
+
+def _refusal(user_key) -> JsonResponse | None:
+    """The 429 for a stream over its account's or its address's cap, else ``None``."""
+    if isinstance(user_key, tuple):
+        cap = int(getattr(settings, "STREAM_MAX_PER_ADDRESS", 10))
+        message = _("Too many streams open from your address without an account (at most "
+                    "%(count)d): close one first, or log in.")
+    else:
+        cap = int(getattr(settings, "STREAM_MAX_PER_USER", 20))
+        message = _("Too many streams open for this account (at most %(count)d): close "
+                    "one first.")
+    if _open[user_key] < cap:
+        return None
+    # (a stream's slot is free as soon as one of them closes: 10 s is a fair wait)
+    return _error(429, "throttled", message % {"count": cap}, Retry_After="10")
+
+
 async def _respond(request, stream, user_key) -> StreamingHttpResponse | JsonResponse:
-    cap = int(getattr(settings, "STREAM_MAX_PER_USER", 20))
-    if user_key is not None and _open[user_key] >= cap:
-        return _error(429, "throttled",
-                      _("Too many streams open for this account (at most %(count)d): close "
-                        "one first.") % {"count": cap}, Retry_After="10")
+    refused = _refusal(user_key)
+    if refused is not None:
+        return refused
     slot = None
     if isinstance(request, ASGIRequest):
         # The slot taken now, before anything awaits: streams opened at once cannot all pass
@@ -158,7 +182,8 @@ async def _respond(request, stream, user_key) -> StreamingHttpResponse | JsonRes
 
 
 class _Slot:
-    """One open stream of an account (``None``: anonymous) in :data:`_open`, given back once."""
+    """One open stream of an account, or of an anonymous client address, in :data:`_open`,
+    given back once."""
 
     def __init__(self, user_key):
         self.user_key = user_key
@@ -253,8 +278,7 @@ async def game_stream(request, id):
     if game.status in streams.OVER and after is not None and after >= game.seq:
         # Over, and everything sent: 204 tells an EventSource not to come back.
         return HttpResponse(status=204)
-    key = viewer.user.pk if viewer.user.is_authenticated else None
-    return await _respond(request, streams.GameStream(viewer, id, after), key)
+    return await _respond(request, streams.GameStream(viewer, id, after), _key(request, viewer))
 
 
 @csrf_exempt

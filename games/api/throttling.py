@@ -27,7 +27,12 @@ from typing import Any
 import redis
 from django.conf import settings
 from rest_framework.settings import api_settings
-from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
+from rest_framework.throttling import (
+    AnonRateThrottle,
+    BaseThrottle,
+    SimpleRateThrottle,
+    UserRateThrottle,
+)
 
 from games.core import redis_clients
 
@@ -137,6 +142,13 @@ def _script(client: redis.Redis):
     if _the_script is None:
         _the_script = client.register_script(_LUA)
     return _the_script
+
+
+def client_address(request) -> str:
+    """The client's address as the throttles count it (DRF's ``get_ident``: the connection's
+    address, or with ``TRUSTED_PROXIES`` the one our proxies appended to X-Forwarded-For); a
+    plain Django request will do (the event streams' views)."""
+    return BaseThrottle().get_ident(request)
 
 
 class UserThrottle(_Throttle, UserRateThrottle):

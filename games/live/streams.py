@@ -39,6 +39,7 @@ browser's ``EventSource`` comes back (``retry:``) with ``Last-Event-ID``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 import time
@@ -518,7 +519,11 @@ _pool_lock = threading.Lock()
 
 def in_db_threads(func: Callable) -> Callable:
     """``func`` made awaitable, run on the streams' database threads (``STREAM_DB_THREADS``:
-    each holds one connection)."""
+    each holds one connection), its thread's connection closed first if it is unusable or too
+    old: Django's ``close_old_connections``, which its handlers run as a request starts and
+    ends, and these threads serve no request. With ``CONN_HEALTH_CHECKS`` (the settings', on
+    PostgreSQL) the connection is then tested before its first query: one cut under the
+    process (the database restarted) fails no read after it."""
     global _pool
     if _pool is None:
         with _pool_lock:
@@ -526,7 +531,14 @@ def in_db_threads(func: Callable) -> Callable:
                 _pool = ThreadPoolExecutor(
                     max_workers=int(getattr(settings, "STREAM_DB_THREADS", 4)),
                     thread_name_prefix="stream-db")
-    return sync_to_async(func, thread_sensitive=False, executor=_pool)
+
+    @functools.wraps(func)
+    def checked(*args, **kwargs):
+        if not connection.in_atomic_block:  # (never inside a transaction: a test's)
+            close_old_connections()
+        return func(*args, **kwargs)
+
+    return sync_to_async(checked, thread_sensitive=False, executor=_pool)
 
 
 def _guarded(step: Callable[[list[dict] | None, bool], Step]):

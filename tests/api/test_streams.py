@@ -499,6 +499,7 @@ def test_streams_share_a_few_database_connections(server, four, settings):
     from django.db import connection
 
     users, game = four
+    settings.STREAM_MAX_PER_ADDRESS = 12  # (the 12 anonymous streams come from one address)
 
     def connections() -> int:
         with connection.cursor() as cursor:
