@@ -255,16 +255,16 @@ STREAM_RETRY_SECONDS = env.float("STREAM_RETRY_SECONDS", default=3.0)
 STREAM_WSGI_HOLD_SECONDS = env.float("STREAM_WSGI_HOLD_SECONDS", default=25.0)
 # Streams one account may hold open at once in one stream server process.
 STREAM_MAX_PER_USER = env.int("STREAM_MAX_PER_USER", default=20)
+# Anonymous streams (spectators) one client address may hold open at once in one stream server
+# process, the address counted as the API's throttles count it (TRUSTED_PROXIES). The proxy
+# caps every stream of an address across the processes (docker/nginx.conf, limit_conn).
+STREAM_MAX_PER_ADDRESS = env.int("STREAM_MAX_PER_ADDRESS", default=10)
 # The threads (each with its database connection) that all the streams of one process share.
 STREAM_DB_THREADS = env.int("STREAM_DB_THREADS", default=4)
 
 # --- Email --------------------------------------------------------------------------------------
 # EMAIL_URL: smtp://user:pass@host:587 (smtp+tls://, smtps://), filemail:///abs/dir, consolemail://.
 # Default: one file per message under var/mail/, so development never sends real mail.
-# Anonymous streams (spectators) one client address may hold open at once in one stream server
-# process, the address counted as the API's throttles count it (TRUSTED_PROXIES). The proxy
-# caps every stream of an address across the processes (docker/nginx.conf, limit_conn).
-STREAM_MAX_PER_ADDRESS = env.int("STREAM_MAX_PER_ADDRESS", default=10)
 MAIL_DIR = VAR_DIR / "mail"
 MAIL_DIR.mkdir(parents=True, exist_ok=True)
 _email = env.email_url("EMAIL_URL", default=f"filemail://{MAIL_DIR}")
