@@ -24,6 +24,9 @@ from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+#: The longest name a game may have.
+NAME_MAX_LENGTH = 80
+
 
 class Game(models.Model):
     class Status(models.TextChoices):
@@ -35,6 +38,9 @@ class Game(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     kind = models.CharField(_("game"), max_length=32)
+    # What the players call the game (the lists, the table's title, the API, mails' subjects):
+    # its creator's choice, or "<creator> #<n>", their n-th game (``services.create_game``).
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, blank=True, default="")
     options = models.JSONField(_("options"), default=dict)
     # Drawn with `secrets` at creation; never shown by any API answer.
     seed = models.BigIntegerField(_("seed"))
@@ -69,6 +75,12 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id} ({self.status})"
+
+    @property
+    def title(self) -> str:
+        """The game's name as everything shows it: its own (every game created by the site
+        has one), else the start of its id."""
+        return self.name or str(self.id)[:8]
 
 
 class Seat(models.Model):

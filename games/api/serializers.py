@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from games.core import catalog
 from games.core.services.bots import DEFAULT_BOT_KIND
-from games.models import Game
+from games.models import NAME_MAX_LENGTH, Game
 
 STATUSES = [choice for choice, _label in Game.Status.choices]
 
@@ -73,6 +73,10 @@ class YouField(serializers.JSONField):
 
 class GameCreateIn(serializers.Serializer):
     game = CatalogChoiceField(catalog.ids)
+    name = serializers.CharField(
+        required=False, allow_blank=True, max_length=NAME_MAX_LENGTH,
+        help_text="What the players will call the game (an addition to API.md); blank or left "
+                  "out: \"<creator> #<n>\", the creator's n-th game.")
     options = OptionsField(required=False, default=dict)
     private = StrictBooleanField(required=False, default=False)
     bots = serializers.IntegerField(
@@ -162,6 +166,9 @@ class PlayerOut(serializers.Serializer):
 class GameSummaryOut(serializers.Serializer):
     id = serializers.UUIDField()
     game = serializers.CharField()
+    name = serializers.CharField(
+        help_text="What the players call the game: its creator's choice, or \"<creator> #<n>\" "
+                  "(an addition to API.md).")
     status = serializers.ChoiceField(choices=STATUSES)
     private = serializers.BooleanField()
     created_by = serializers.CharField(allow_null=True)

@@ -106,7 +106,8 @@ class GamesView(APIView):
         data = validated(s.GameCreateIn, request.data)
         outcome = services.create_game(
             request.user, data["game"], data["options"], private=data["private"],
-            bots=data["bots"], bot_kind=data["bot_kind"], idem=idempotency(request))
+            bots=data["bots"], bot_kind=data["bot_kind"], name=data.get("name"),
+            idem=idempotency(request))
         return Response(outcome.body, status=201)
 
 

@@ -42,6 +42,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from games.engine.base import EngineError, Game, InvalidOptions
 from games.engine.bots import Bot
+from games.models import NAME_MAX_LENGTH
 
 # --------------------------------------------------------------------------------------------
 # Words every game shares
@@ -86,6 +87,12 @@ def waiting_line(board: Board, decision_words: Callable[[str], str]) -> str:
     return _("Waiting for: %(list)s.") % {"list": ", ".join(items)}
 
 
+def viewers_decision(item: dict[str, Any], board: Board) -> bool:
+    """Whether an awaited decision (one of ``board.state["awaiting"]``) is the viewer's."""
+    mine = (board.you or {}).get("seat")
+    return mine is not None and item.get("seat") == mine
+
+
 def seat_line(seat: dict[str, Any], details: list[str]) -> str:
     """One seat of the table in a mail: its player's name ("(you)" for the viewer's), then the
     seat's details and the site's badges (bot, absent, on vacation), separated by " · "."""
@@ -102,8 +109,14 @@ def table_sentence(event: dict, names: dict[int, str]) -> str:
     """A table event (``games.engine.table``: pause, absence, abort...) in words."""
     who = acting_player(event, names)
     action = event.get("action")
+    by, reason = event.get("by"), event.get("reason") or ""
+    paused = (_("The game is paused: every player asked for it.") if by == "players"
+              else _("A moderator paused the game: %(reason)s") % {"reason": reason}
+              if by == "moderator" and reason else _("The game is paused."))
     words = {
-        "pause": _("The game is paused."), "resume": _("The game resumes."),
+        "pause": paused,
+        "resume": (_("A moderator resumed the game.") if by == "moderator"
+                   else _("The game resumes.")),
         "absent": _("%(player)s is marked absent.") % {"player": who},
         "back": _("%(player)s is back.") % {"player": who},
         "replace": _("Someone else now plays for %(player)s.") % {"player": who},
@@ -246,6 +259,11 @@ class GameOptionsForm(forms.Form):
     #: Set by :meth:`GameKit.form`.
     kit: GameKit
 
+    name = forms.CharField(
+        label=gettext_lazy("Name of the game (optional)"), required=False,
+        max_length=NAME_MAX_LENGTH,
+        help_text=gettext_lazy("What the players will call it; left empty, your name and a "
+                               "number (“tom #3”)."))
     private = forms.BooleanField(label=gettext_lazy("Private (joined with an invite link)"),
                                  required=False)
     bots = forms.TypedChoiceField(label=gettext_lazy("Bots to add now"), coerce=int, initial=0,
@@ -255,13 +273,15 @@ class GameOptionsForm(forms.Form):
         super().__init__(*args, **kwargs)
         most = self.kit.rules.max_players - 1
         self.fields["bots"].choices = [(n, n) for n in range(0, most + 1)]
+        # The name first, whatever order the game's own form gives its fields.
+        self.order_fields(["name", *(f for f in self.fields if f != "name")])
 
     def options(self) -> dict[str, Any]:
-        """The game's options from the cleaned fields: every field but privacy and bots, those
-        left empty omitted (a kit's form overrides this where its fields are not options one
-        for one)."""
+        """The game's options from the cleaned fields: every field but the name, privacy and
+        bots, those left empty omitted (a kit's form overrides this where its fields are not
+        options one for one)."""
         return {name: value for name, value in self.cleaned_data.items()
-                if name not in ("private", "bots") and value not in (None, "")}
+                if name not in ("name", "private", "bots") and value not in (None, "")}
 
     def clean(self):
         data = super().clean()
@@ -393,6 +413,38 @@ class GameKit:
     def decision_words(self, decision: str) -> str:
         """An awaited decision in a few words ("a turn", "claim or pass")."""
         return str(decision)
+
+    def decision_context(self, item: dict[str, Any], board: Board) -> str:
+        """What an awaited decision is about, in a few words from the viewer's projection
+        only, for the table's banner: "Bot 3 announced the Empress", "Your Spy looked at
+        bob's card and yours". ``item`` is one of ``board.state["awaiting"]`` (its ``seat``,
+        ``player``, ``decision``); :func:`viewers_decision` says whether it is the viewer's.
+        Default: nothing (the decision's words say it all)."""
+        return ""
+
+    def decision_question(self, decision: str) -> str:
+        """The viewer's own decision as a question put to them ("claim or pass?"). Default:
+        :meth:`decision_words`."""
+        return self.decision_words(decision)
+
+    def decision_banner(self, item: dict[str, Any], board: Board) -> str:
+        """The banner of one awaited decision, named with its context: the viewer's own as a
+        question ("Bot 3 announced the Empress: claim or pass?"), another's as who is awaited
+        for what ("Waiting for bob: claim or pass (Bot 3 announced the Empress)."), from
+        :meth:`decision_context`, :meth:`decision_question` and :meth:`decision_words`."""
+        decision = item.get("decision", "")
+        context = self.decision_context(item, board)
+        if viewers_decision(item, board):
+            if context:
+                return _("%(context)s: %(question)s") % {
+                    "context": context, "question": self.decision_question(decision)}
+            return _("Your move: %(what)s") % {"what": self.decision_question(decision)}
+        who = seat_name(item.get("seat"), board.names)
+        if context:
+            return _("Waiting for %(who)s: %(what)s (%(context)s).") % {
+                "who": who, "what": self.decision_words(decision), "context": context}
+        return _("Waiting for %(who)s: %(what)s") % {
+            "who": who, "what": self.decision_words(decision)}
 
     def decision_mail(self, decision: str) -> tuple[str, Any, Any]:
         """The mail a decision sends: its kind (``"your_turn"``, ``"challenge"`` or

@@ -53,6 +53,60 @@ def cards(kinds: list) -> str:
     return cards_in_words(kinds, KINDS, title)
 
 
+#: Each decision as a question put to the player it awaits (the table's banner).
+QUESTIONS = {
+    "turn": pgettext_lazy("ere question", "draw 2 cards, or play a card face down?"),
+    "respond": pgettext_lazy("ere question", "let it pass, or counter it by naming its kind?"),
+    "discard": pgettext_lazy("ere question", "which card of your hand do you discard?"),
+    "keep": pgettext_lazy("ere question", "which card do you keep in your hand?"),
+    "assassinate": pgettext_lazy("ere question",
+                                 "which card of your opponent's zone do you discard?"),
+}
+
+
+def question(name: str) -> str:
+    return str(QUESTIONS.get(name) or decision(name))
+
+
+def decision_context(item: dict, state: dict, you: dict | None, names: dict[int, str]) -> str:
+    """What an awaited decision is about, from the viewer's ``state`` only (the banner's
+    context): the turn, the card played face down, the counter and its outcome, the power."""
+    kind = item.get("decision")
+    mine = (you or {}).get("seat")
+    played = state.get("played") or {}
+    power = state.get("power") or {}
+    if kind == "turn":
+        return _("Turn %(turn)d") % {"turn": state.get("turn") or 0}
+    if kind == "respond" and played:
+        return _("%(player)s played a card face down") % {
+            "player": seat_name(played.get("seat"), names)}
+    if kind == "discard" and played.get("countered"):
+        named = card(played.get("counter_kind"))
+        if item.get("seat") == mine:
+            if played.get("right"):
+                return _("You named %(kind)s, rightly (the card you discard applies its power "
+                         "for you)") % {"kind": named}
+            return _("You named %(kind)s, wrongly (it was %(card)s)") % {
+                "kind": named, "card": card(played.get("card"))}
+        who = seat_name(item.get("seat"), names)
+        if played.get("right"):
+            return _("%(player)s named %(kind)s, rightly") % {"player": who, "kind": named}
+        return _("%(player)s named %(kind)s, wrongly") % {"player": who, "kind": named}
+    if kind == "keep" and power:
+        count = power.get("count") or 0
+        if power.get("seat") == mine:
+            return ngettext("Your Recruiter drew %(n)d card", "Your Recruiter drew %(n)d cards",
+                            count) % {"n": count}
+        return ngettext("%(player)s's Recruiter drew %(n)d card",
+                        "%(player)s's Recruiter drew %(n)d cards", count) % {
+            "player": seat_name(power.get("seat"), names), "n": count}
+    if kind == "assassinate" and power:
+        if power.get("seat") == mine:
+            return _("Your Assassin")
+        return _("%(player)s's Assassin") % {"player": seat_name(power.get("seat"), names)}
+    return ""
+
+
 def decision(name: str) -> str:
     words = {
         "turn": _("draw 2 cards or play a card"),

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from games.core.kit import acting_player, command_text, seat_name
 
-from .rules.data import MASKS
+from .rules.data import MASKS, PREP_TURNS
 
 MASK_NAMES = {
     "judge": gettext_lazy("Judge"), "king": gettext_lazy("King"),
@@ -77,6 +77,74 @@ def mask(mask_id: Any) -> str:
 
 def decision(name: str) -> str:
     return str(DECISIONS.get(name, _("a power decision")))
+
+
+#: Each decision as a question put to the player it awaits (the table's banner).
+QUESTIONS = {
+    "prep": gettext_lazy("exchange your card with another one, really or only pretending?"),
+    "turn": gettext_lazy("look at your card, exchange it, or announce a mask?"),
+    "challenge": gettext_lazy("claim or pass?"),
+    "spy": gettext_lazy("whose card do you look at, with yours?"),
+    "spy_swap": gettext_lazy("swap the two cards, or leave them?"),
+    "fool": gettext_lazy("the cards of which two other players do you swap, or pretend to?"),
+    "puppeteer": gettext_lazy("which two players pay you a coin and change seats?"),
+    "princess": gettext_lazy("whose card is shown to everyone but its owner?"),
+    "guru": gettext_lazy("whom do you question?"),
+    "guru_answer": gettext_lazy("which mask do you name?"),
+    "sorceress": gettext_lazy("exchange your fortune with another player's, or keep it?"),
+    "crook": gettext_lazy("which of the richest players pays you 2 coins?"),
+    "gambler": gettext_lazy("how many coins do you hide (1 to 3), and who guesses?"),
+    "gambler_guess": gettext_lazy("how many coins are hidden: 1, 2 or 3?"),
+}
+
+
+def question(name: str) -> str:
+    return str(QUESTIONS.get(name) or decision(name))
+
+
+def decision_context(item: dict, state: dict, you: dict | None, names: dict[int, str]) -> str:
+    """What an awaited decision is about, from the viewer's ``state`` only (the banner's
+    context): the turn, the announcement and who claimed it, the power and whose it is."""
+    kind = item.get("decision")
+    mine = (you or {}).get("seat")
+    if kind == "prep":
+        return _("Preparatory turn %(turn)d of %(count)d") % {
+            "turn": state.get("turn") or 0, "count": PREP_TURNS}
+    if kind == "turn":
+        return _("Turn %(turn)d") % {"turn": state.get("turn") or 0}
+    if kind == "challenge":
+        announcement = state.get("announcement") or {}
+        words = _("%(player)s announced the %(mask)s") % {
+            "player": seat_name(announcement.get("seat"), names),
+            "mask": mask(announcement.get("mask"))}
+        claims = [seat_name(s, names) for s in announcement.get("claims") or []
+                  if s != item.get("seat")]
+        if claims:
+            words = _("%(announced)s; claimed by %(players)s") % {
+                "announced": words, "players": ", ".join(claims)}
+        return words
+    power = state.get("power") or {}
+    if not power:
+        return ""
+    holder, target = power.get("seat"), power.get("target")
+    the_mask = mask(power.get("mask"))
+    if kind == "guru_answer":
+        if target == mine:
+            return _("%(player)s's Guru questions you") % {"player": seat_name(holder, names)}
+        return _("%(player)s's Guru questions %(target)s") % {
+            "player": seat_name(holder, names), "target": seat_name(target, names)}
+    if kind == "gambler_guess":
+        return _("%(player)s's Gambler hid 1 to 3 coins") % {"player": seat_name(holder, names)}
+    if kind == "spy_swap":
+        if holder == mine:
+            return _("Your Spy looked at %(target)s's card and yours") % {
+                "target": seat_name(target, names)}
+        return _("%(player)s's Spy looked at %(target)s's card") % {
+            "player": seat_name(holder, names), "target": seat_name(target, names)}
+    if holder == mine:
+        return _("The power of your %(mask)s") % {"mask": the_mask}
+    return _("the power of %(player)s's %(mask)s") % {
+        "player": seat_name(holder, names), "mask": the_mask}
 
 
 def slot(value: Any, names: dict[int, str]) -> str:

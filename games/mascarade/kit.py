@@ -91,6 +91,12 @@ class MascaradeKit(GameKit):
     def decision_words(self, decision: str) -> str:
         return display.decision(decision)
 
+    def decision_context(self, item: dict[str, Any], board: Board) -> str:
+        return display.decision_context(item, board.state, board.you, board.names)
+
+    def decision_question(self, decision: str) -> str:
+        return display.question(decision)
+
     def decision_mail(self, decision: str) -> tuple[str, Any, Any]:
         if decision == "challenge":
             return ("challenge",

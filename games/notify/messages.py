@@ -49,7 +49,6 @@ def digest_sections(note: Notification) -> list[dict[str, Any]]:
     for game_id, messages in by_game.items():
         game = messages[0].game
         kit = catalog.find_kit(game.kind)
-        creator = game.created_by.username if game.created_by_id else "?"
         count = games[game_id].get("count", len(messages)) - (
             len(games[game_id].get("ids", [])) - len(messages))
         quoted = messages[-DIGEST_QUOTED:]
@@ -62,8 +61,8 @@ def digest_sections(note: Notification) -> list[dict[str, Any]]:
             when = dateformat.format(message.created_at.astimezone(zone), "D H:i")
             lines.append({"who": payload["player"] or "?", "when": when, "text": text})
         sections.append({
-            "title": _("%(name)s, the game created by %(creator)s") % {
-                "name": kit.name if kit else game.kind, "creator": creator},
+            "title": _("“%(name)s”, a game of %(game)s") % {
+                "name": game.title, "game": kit.name if kit else game.kind},
             "url": game_url(game.pk), "count": count, "lines": lines,
             "more": max(0, count - len(quoted))})
     return sections
@@ -84,8 +83,7 @@ def _subject_and_lines(note: Notification, folded: list[Notification]
     whose subject is its game's) and its lines."""
     game = note.game
     kit = catalog.find_kit(game.kind) if game else None
-    creator = game.created_by.username if game and game.created_by_id else "?"
-    label = _("the game created by %(creator)s") % {"creator": creator}
+    label = _("“%(name)s”") % {"name": game.title if game else "?"}
     ctx = note.context
     deadline = ""
     if ctx.get("deadline"):
@@ -104,11 +102,11 @@ def _subject_and_lines(note: Notification, folded: list[Notification]
         subject = _("Your deadline is near in %(game)s") % {"game": label}
         lines = [_("You have not decided yet; the deadline is near.")]
     elif note.kind == Kind.STARTED:
-        subject = _("%(game)s has started") % {"game": label.capitalize()}
+        subject = _("%(game)s has started") % {"game": label}
         lines = [_("Every seat is taken: the game has started.")]
     elif note.kind == Kind.ENDED:
         winners = ", ".join(str(w) for w in ctx.get("winners", []))
-        subject = _("%(game)s is over") % {"game": label.capitalize()}
+        subject = _("%(game)s is over") % {"game": label}
         lines = [_("You won!") if ctx.get("won") else _("The game is over."),
                  *(_ending_lines(note) or [_("Winners: %(winners)s.") % {
                      "winners": winners or "—"}])]

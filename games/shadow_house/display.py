@@ -133,6 +133,50 @@ def cards(ids: list) -> str:
     return cards_in_words(ids, CARDS, title)
 
 
+#: Each decision as a question put to the player it awaits (the table's banner).
+QUESTIONS = {
+    "turn": pgettext_lazy("shadow question", "which card do you play face up?"),
+    "discard": pgettext_lazy("shadow question",
+                             "which card do you discard face up (you then draw one)?"),
+    "give": pgettext_lazy("shadow question", "which card do you give?"),
+    "contribute": pgettext_lazy("shadow question", "which card do you put in the Panic's pool?"),
+    "witness": pgettext_lazy("shadow question",
+                             "swap one of your cards with the player you saw, or not?"),
+    "say": pgettext_lazy("shadow question", "what do you suspect? Say it, or say nothing."),
+}
+
+
+def question(name: str) -> str:
+    return str(QUESTIONS.get(name) or decision(name))
+
+
+def decision_context(item: dict, state: dict, you: dict | None, names: dict[int, str]) -> str:
+    """What an awaited decision is about, from the viewer's ``state`` only (the banner's
+    context): the round for a turn, else the card whose effect waits (who played it, on
+    whom)."""
+    kind = item.get("decision")
+    mine = (you or {}).get("seat")
+    if kind == "turn":
+        return _("Round %(round)d") % {"round": state.get("round") or 0}
+    effect = state.get("effect") or {}
+    if not effect:
+        return ""
+    played, target = effect.get("seat"), effect.get("target")
+    what = title(effect.get("card"))
+    if played == mine:
+        if target is None:
+            return _("You played %(card)s") % {"card": what}
+        return _("You played %(card)s on %(target)s") % {
+            "card": what, "target": seat_name(target, names)}
+    player = seat_name(played, names)
+    if target is None:
+        return _("%(player)s played %(card)s") % {"player": player, "card": what}
+    if target == mine:
+        return _("%(player)s played %(card)s on you") % {"player": player, "card": what}
+    return _("%(player)s played %(card)s on %(target)s") % {
+        "player": player, "card": what, "target": seat_name(target, names)}
+
+
 def decision(name: str) -> str:
     words = {
         "turn": _("play a card"),

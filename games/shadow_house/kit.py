@@ -93,6 +93,12 @@ class ShadowHouseKit(GameKit):
     def decision_words(self, decision: str) -> str:
         return display.decision(decision)
 
+    def decision_context(self, item: dict[str, Any], board: Board) -> str:
+        return display.decision_context(item, board.state, board.you, board.names)
+
+    def decision_question(self, decision: str) -> str:
+        return display.question(decision)
+
     def decision_mail(self, decision: str) -> tuple[str, Any, Any]:
         if decision == "turn":
             return super().decision_mail(decision)

@@ -38,7 +38,8 @@ def create(request):
         data = form.cleaned_data
         try:
             outcome = services.create_game(request.user, kit.id, form.options(),
-                                           private=data["private"], bots=data["bots"])
+                                           private=data["private"], bots=data["bots"],
+                                           name=data.get("name"))
         except (ApplicationError, EngineError) as exc:
             form.add_error(None, text_of(exc, kit))
         else:

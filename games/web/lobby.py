@@ -20,10 +20,8 @@ def home(request):
     join."""
     mine = []
     if request.user.is_authenticated:
-        mine = [{"game": g, "awaiting_you": g.your_deadline is not None,
-                 "kit": catalog.find_kit(g.kind)}
-                for g in selectors.games_of(request.user).exclude(
-                    status__in=["finished", "aborted"])[:10]]
+        mine = your_games(request.user, selectors.games_of(request.user).exclude(
+            status__in=["finished", "aborted"])[:10])
     open_games = list(selectors.public_games("open")[:10])
     seats = selectors.seats_by_game(open_games)
     return render(request, "home.html", {
@@ -46,11 +44,7 @@ def lobby(request):
              "left": time_left(selectors.iso(deadlines.get(g.pk)), now)} for g in games]
     mine = []
     if request.user.is_authenticated:
-        for game in selectors.games_of(request.user)[:30]:
-            mine.append({"game": game, "awaiting_you": game.your_deadline is not None,
-                         **_listed(game),
-                         "left": time_left(selectors.iso(game.your_deadline
-                                                         or game.next_deadline), now)})
+        mine = your_games(request.user, selectors.games_of(request.user)[:30])
     return render(request, "games/lobby.html", {"rows": rows, "status": status, "mine": mine,
                                                 "kits": catalog.kits(), "kit": kit})
 
@@ -61,3 +55,30 @@ def _listed(game) -> dict[str, Any]:
     kit = catalog.find_kit(game.kind)
     return {"kit": kit, "summary": kit.options_summary(game.options) if kit else "",
             "speed": speed_words(game.options)}
+
+
+def your_games(user, games) -> list[dict[str, Any]]:
+    """The viewer's games as their lists show them (``games/_your_game.html``): each by its
+    name, with its game and options, its players, whose turn it is (the viewer's, or whose),
+    the deadline (that of the viewer's decision, else the nearest), paused or over. Three
+    queries for the lot (the games, their seats, their awaited players)."""
+    games = list(games)
+    seats = selectors.seats_by_game(games)
+    awaited = selectors.awaited_by_game([g.pk for g in games if g.status == "active"])
+    now = timezone.now()
+    out = []
+    for game in games:
+        by_position = {seat.position: seat for seat in seats[game.pk]}
+        waiting = [by_position[p] for p in awaited.get(game.pk, []) if p in by_position]
+        awaiting_you = any(seat.user_id == user.pk for seat in waiting)
+        out.append({
+            "game": game, **_listed(game),
+            "players": [seat.name for seat in seats[game.pk]],
+            "seats_free": max(0, game.seat_count - len(seats[game.pk])),
+            "awaiting_you": awaiting_you,
+            "awaited": [seat.name for seat in waiting if seat.user_id != user.pk],
+            "left": time_left(selectors.iso(game.your_deadline if awaiting_you
+                                            else game.next_deadline), now)
+            if game.status == "active" else "",
+        })
+    return out

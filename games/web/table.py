@@ -102,8 +102,14 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
              "move": move})
     forms_key = hashlib.sha256(json.dumps([loaded.game.seq if legal else 0, legal],
                                           sort_keys=True).encode()).hexdigest()[:12]
-    board = (kit.board_context(Board(game=loaded.game, state=state, you=you, names=names,
-                                     seats=seats, recent=recent)) if state else {})
+    pause = selectors.pause_of(loaded.game)
+    if pause is not None:
+        pause["local"] = pause["at"].astimezone(zone)
+    board_in = (Board(game=loaded.game, state=state, you=you, names=names, seats=seats,
+                      recent=recent) if state else None)
+    board = kit.board_context(board_in) if board_in is not None else {}
+    for item in awaiting:  # (each named with its context: "Bot 3 announced the Empress...")
+        item["banner"] = kit.decision_banner(item, board_in) if board_in is not None else ""
     return {
         **board,
         "kit": kit, "game": loaded.game, "payload": payload, "state": state, "you": you,
@@ -111,6 +117,8 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         "history_start": history_start, "older_url": older_url,
         "pause_askers": sorted(pausing - {s.name for s in loaded.seats if s.position == me}),
         "you_asked_pause": any(s.wants_pause for s in loaded.seats if s.position == me),
+        # Who paused a paused game, when, why; the players resume their own pause only.
+        "pause": pause,
         "legal_moves": legal, "expected_seq": loaded.game.seq, "forms_key": forms_key,
         "is_member": me is not None,
         "is_creator": user.is_authenticated and loaded.game.created_by_id == user.pk,
@@ -183,7 +191,7 @@ def table(request, game_id):
     if replay_at is None:  # (what the live part shows now: its refresh answers 304 to it)
         context["live_etag"] = _live_etag(
             request, loaded, loaded.pending if loaded.game.started_at is not None else [])
-        context["since_visit"] = _since_visit(context)
+        context["since_visit"] = _since_visit(request, context)
     invite = request.GET.get("invite", "")
     context["invite"] = invite
     if loaded.game.private and context["is_member"]:
@@ -192,10 +200,12 @@ def table(request, game_id):
     return render(request, "games/table.html", context)
 
 
-def _since_visit(context: dict[str, Any]) -> dict[str, int] | None:
-    """What happened at the table since its player last saw its page (``None``: nothing, or a
-    first visit): how many moves, after which seq; the history's lines since are marked new.
-    The seat's mark moves to now (its refreshes move it too: what came live was seen)."""
+def _since_visit(request, context: dict[str, Any]) -> dict[str, int] | None:
+    """What others did at the table since its player last saw its page (``None``: nothing, or
+    a first visit): how many moves, after which seq; the history's lines of those moves are
+    marked new. The player's own moves since (played by mail, the API, or this page's form)
+    are not news to them. The seat's mark moves to now (its refreshes move it too: what came
+    live was seen)."""
     seat, game = context.get("my_seat"), context["game"]
     if seat is None or game.started_at is None:
         return None
@@ -203,9 +213,15 @@ def _since_visit(context: dict[str, Any]) -> dict[str, int] | None:
     _seen(seat, game.seq)
     if since is None or since >= game.seq:
         return None
+    own = selectors.own_moves_since(game, request.user, since)
+    while since + 1 in own:  # (what the player did first is where the news start)
+        since += 1
+    moves = game.seq - since - sum(1 for seq in own if seq > since)
+    if moves <= 0:
+        return None
     for line in context.get("history", []):
-        line["new"] = line["seq"] > since
-    return {"after": since, "moves": game.seq - since}
+        line["new"] = line["seq"] > since and line["seq"] not in own
+    return {"after": since, "moves": moves}
 
 
 def _seen(seat: Seat, seq: int) -> None:

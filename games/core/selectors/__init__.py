@@ -28,6 +28,7 @@ from games.core.selectors.chat import (
     latest_chat,
 )
 from games.core.selectors.listings import (
+    awaited_by_game,
     games_of,
     next_deadlines,
     public_games,
@@ -57,6 +58,8 @@ from games.core.selectors.projections import (
     legal_moves_for,
     legal_moves_payload,
     opening_events,
+    own_moves_since,
+    pause_of,
     player_view,
     players_payload,
     raw_events,
@@ -84,6 +87,7 @@ __all__ = [
     "CHAT_PAGE_MESSAGES",
     "EVENTS_PAGE_MOVES",
     "Loaded",
+    "awaited_by_game",
     "cached_snapshot",
     "can_see",
     "chat_context",
@@ -110,6 +114,8 @@ __all__ = [
     "load_state",
     "next_deadlines",
     "opening_events",
+    "own_moves_since",
+    "pause_of",
     "pending_of",
     "player_view",
     "players_payload",

@@ -62,3 +62,16 @@ def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:
             "game_id", "position"):
         out[seat.game_id].append(seat)
     return out
+
+
+def awaited_by_game(game_ids: list) -> dict[Any, list[int]]:
+    """The players (engine player indexes, as the seats' positions) each of these games awaits,
+    by game id, in seat order; games awaiting nobody are left out: one query. Who is awaited is
+    public (every viewer's ``state["awaiting"]`` says it)."""
+    out: dict[Any, list[int]] = {}
+    if not game_ids:
+        return out
+    for game_id, player in (PendingDecision.objects.filter(game_id__in=game_ids)
+                            .order_by("game_id", "seat").values_list("game_id", "player")):
+        out.setdefault(game_id, []).append(player)
+    return out

@@ -121,6 +121,7 @@ def summary_payload(game: Game, seats: list[Seat]) -> dict[str, Any]:
     return {
         "id": str(game.id),
         "game": game.kind,
+        "name": game.title,
         "status": game.status,
         "private": game.private,
         "created_by": game.created_by.username if game.created_by_id else None,
@@ -262,6 +263,35 @@ def table_state(game: Game) -> dict[str, Any]:
     payloads = (MoveRecord.objects.filter(game_id=game.pk, payload__type="table", seq__lte=game.seq)
                 .order_by("seq").values_list("payload", flat=True))
     return fold_table(payloads, game.seat_count)
+
+
+def pause_of(game: Game) -> dict[str, Any] | None:
+    """Who paused a paused game, when and why, from its latest pause (a table move, public like
+    every table event): ``{"by": "players" | "moderator", "reason", "at", "asked_last"}``
+    (``asked_last``: the player whose request completed the players' pause; a moderator is not
+    named); ``None`` when the game is not paused. One query."""
+    if game.status != Game.Status.PAUSED:
+        return None
+    record = (MoveRecord.objects.filter(game_id=game.pk, payload__type="table",
+                                        payload__action="pause", seq__lte=game.seq)
+              .select_related("by_user").order_by("-seq").first())
+    if record is None:
+        return None
+    by = record.payload.get("by") or ""
+    return {"by": by, "reason": record.payload.get("reason", ""), "at": record.created_at,
+            "asked_last": (record.by_user.username if by == "players" and record.by_user_id
+                           else None)}
+
+
+def own_moves_since(game: Game, user, after: int) -> set[int]:
+    """The seqs after ``after`` of the moves ``user`` made themself at this table (their
+    decisions, their table requests; not a timeout's default nor a bot standing in for them):
+    what the page need not tell them as new. One query."""
+    if user is None or not user.is_authenticated:
+        return set()
+    return set(MoveRecord.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq,
+                                         by_user_id=user.pk, actor=MoveRecord.Actor.PLAYER)
+               .values_list("seq", flat=True))
 
 
 def raw_events(game_id, after: int, upto: int) -> list[tuple[int, dict]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -20,7 +21,7 @@ from games.core.errors import AlreadySeated, Forbidden, GameFull, GameNotActive,
 from games.core.services import idempotency
 from games.core.services.bots import DEFAULT_BOT_KIND
 from games.core.services.write import Table, commit, lock
-from games.models import Game, Seat
+from games.models import NAME_MAX_LENGTH, Game, Seat
 
 #: Options only staff may set (API.md "Mascarade options").
 STAFF_OPTIONS = ("deal", "first_seat")
@@ -62,12 +63,36 @@ def _start_if_full(game: Game, seats: list[Seat]) -> selectors.Loaded:
     return selectors.Loaded(game=game, seats=seats)
 
 
+def game_name(name: Any) -> str:
+    """A name a creator gave a game, on one line (runs of spaces and line breaks become one
+    space: it goes into mails' subjects too); refused when longer than the column."""
+    if name is None:
+        return ""
+    if not isinstance(name, str):
+        raise Invalid({"name": [_("A game's name is text.")]})
+    name = " ".join(name.split())
+    if len(name) > NAME_MAX_LENGTH:
+        raise Invalid({"name": [ngettext(
+            "A game's name has at most %(n)d character.",
+            "A game's name has at most %(n)d characters.", NAME_MAX_LENGTH) % {
+            "n": NAME_MAX_LENGTH}]})
+    return name
+
+
+def _default_name(user) -> str:
+    """A new game's name when its creator gives none: "<creator> #<n>", their n-th game (the
+    creator's row is locked meanwhile: two games created at once get two numbers)."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    return f"{user.username} #{Game.objects.filter(created_by=user).count() + 1}"
+
+
 def create_game(user, kind: str, options: Any, *, private: bool = False, bots: int = 0,
-                bot_kind: str = DEFAULT_BOT_KIND,
+                bot_kind: str = DEFAULT_BOT_KIND, name: str | None = None,
                 idem: idempotency.Idempotency | None = None) -> idempotency.Outcome:
-    """A new game with ``user`` at seat 0 (and ``bots`` bot seats after it); its payload as the
-    creator sees it."""
+    """A new game with ``user`` at seat 0 (and ``bots`` bot seats after it), named ``name``
+    (default: :func:`_default_name`); its payload as the creator sees it."""
     engine = get_game(kind)
+    name = game_name(name)
     if isinstance(options, dict) and not user.is_staff:
         staff_only = [key for key in STAFF_OPTIONS if key in options]
         if staff_only:
@@ -87,9 +112,10 @@ def create_game(user, kind: str, options: Any, *, private: bool = False, bots: i
                 if first is not None:
                     return first
             game = Game.objects.create(
-                kind=engine.id, options=normalized, seed=secrets.randbits(63),
-                private=private, invite_code=secrets.token_urlsafe(9) if private else "",
-                created_by=user, seat_count=count)
+                kind=engine.id, name=name or _default_name(user), options=normalized,
+                seed=secrets.randbits(63), private=private,
+                invite_code=secrets.token_urlsafe(9) if private else "", created_by=user,
+                seat_count=count)
             seats = [Seat.objects.create(game=game, position=0, user=user)]
             if bots:
                 seats += Seat.objects.bulk_create(_bot_seats(game, list(range(1, bots + 1)),

@@ -192,11 +192,14 @@ def test_its_mails_name_the_game_and_its_decisions_and_show_no_card(users, _locm
     for pk in Notification.objects.filter(status="pending").values_list("pk", flat=True):
         delivery.deliver(pk)
     subjects = [m.subject for m in mail.outbox]
+    # The game named by its name (issue 42, item 12: the default, its creator's n-th game).
+    assert game.name == f"{users[0].username} #1"
     # One subject for all of a game's mails (issue 42, item 3); what each one is about heads
     # its HTML (the inbox's preview).
-    assert len(set(subjects)) == 1 and subjects[0].startswith("[L'Ère des Masques] ")
+    assert set(subjects) == {f"[L'Ère des Masques] “{game.name}”"}
     htmls = [m.alternatives[0][0] for m in mail.outbox]
-    assert any(">A card was played against you in " in h for h in htmls)
+    assert any(f">A card was played against you in “{game.name}”<" in h for h in htmls)
+    assert any(f">“{game.name}” has started<" in h for h in htmls)
     cards = {"noble", "recruiter", "spy", "brute", "assassin", "enrôleuse", "espionne"}
     for message in mail.outbox:
         text = mail_text_beyond_its_readers_view(message, game).lower()

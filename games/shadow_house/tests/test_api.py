@@ -272,9 +272,9 @@ def test_its_mails_word_each_decision_and_show_no_card(users, settings):
     subjects = [m.subject for m in mail.outbox]
     # One subject for all of a game's mails (issue 42, item 3); what each one is about heads
     # its HTML (the inbox's preview).
-    assert len(set(subjects)) == 1, subjects
-    assert subjects[0].startswith("[Shadow House Mascarade] ")
-    assert any(">A card to choose in " in m.alternatives[0][0] for m in mail.outbox)
+    assert set(subjects) == {f"[Shadow House Mascarade] “{game.name}”"}, subjects
+    assert any(f">A card to choose in “{game.name}”<" in m.alternatives[0][0]
+               for m in mail.outbox)
     words = {w for title in TITLES.values() for w in re.findall(r"[a-z]+", str(title).lower())
              if len(w) > 3} - {"scene", "first"}
     for message in mail.outbox:
