@@ -132,13 +132,14 @@ def since_lines(kit, game: Game, user, board: Board) -> list[str]:
     last = (MoveRecord.objects.filter(game_id=game.pk, seat__user=user,
                                       actor=MoveRecord.Actor.PLAYER)
             .aggregate(last=Max("seq"))["last"]) or 0
-    if last >= game.seq:
-        return []
-    events = [event for event in board.recent if event.get("seq", 0) > last]
     earlier = max(0, game.seq - RECENT_MOVES - last)  # (the board has the latest moves only)
-    if not last and not earlier:  # from the start: what the setup did that no move tells
-        events = selectors.opening_events(
-            selectors.load_for_viewer(game, user, with_state=False), user) + events
+    # From the start: what the setup did that no move tells (Shadow House's First on scene),
+    # even before move 1.
+    opening = (selectors.opening_events(selectors.load_for_viewer(game, user, with_state=False),
+                                        user) if not last and not earlier else [])
+    if last >= game.seq and not opening:
+        return []
+    events = opening + [event for event in board.recent if event.get("seq", 0) > last]
     # Oldest first, as the game's page: a move's number on its first line, the others under it.
     lines = [history_text(line) for line in history_lines(kit, events, board.names)]
     heading = (_("Since your last move (#%(seq)d):") % {"seq": last} if last

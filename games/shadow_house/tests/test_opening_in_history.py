@@ -21,6 +21,14 @@ from tests.web.helpers import browser
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _language_restored():
+    """A French page activates French in this thread (the site's middleware): back to the
+    default after each test, so that no later test reads French by accident."""
+    yield
+    translation.deactivate()
+
 HANDS = [["first_on_scene", "exchange", "alibi", "toby"],
          ["sharing", "maid", "divining_hat", "culprit"],
          ["detective", "sheriff", "witness", "rumour"]]
@@ -74,6 +82,23 @@ def test_the_page_and_the_mail_begin_with_round_1_and_its_first_on_scene(game):
                               else f"   {opener} is dealt 4 cards."]
         assert f"   {opener} plays First on scene." in since
         assert next(line for line in since if line.startswith("#")).startswith("#1 ")
+
+
+def test_the_first_mail_before_any_move_tells_the_opening():
+    users = [UserFactory(is_staff=True), UserFactory(), UserFactory()]
+    body = services.create_game(users[0], "shadow_house",
+                                {"players": 3, "deal": [box_order(HANDS)]}).body
+    for user in users[1:]:
+        services.join_game(user, body["id"])
+    game = Game.objects.get(pk=body["id"])
+    assert game.seq == 0
+    opener = users[0].username
+    with translation.override("en"):
+        since = listing(game, users[1]).since  # (seat 1 is awaited: the opener played)
+    assert since == ["Since the start:", "   Round 1 begins: 4 cards each.",
+                     f"   {opener} is dealt 4 cards.", f"   You are dealt {dealt(1)}.",
+                     f"   {users[2].username} is dealt 4 cards.", f"   Turn: {opener}.",
+                     f"   {opener} plays First on scene."]
 
 
 def test_the_opening_is_in_french_too(game):
