@@ -243,6 +243,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
                           "schedule": crontab(minute=0, hour=env.int("CHAT_DIGEST_HOUR",
                                                                       default=7))},
 }
+# Decision mails and the answers to mails (games.notify.delivery): a task sent this many seconds
+# after the decision (or the mail) delivers it, once a burst of moves (the bots answering) has
+# passed; a burst that goes on holds them at most MAIL_MAX_WAIT seconds. The sweep sends any
+# whose task was lost.
+MAIL_DEBOUNCE_SECONDS = env.float("MAIL_DEBOUNCE_SECONDS", default=3.0)
+MAIL_MAX_WAIT_SECONDS = env.float("MAIL_MAX_WAIT_SECONDS", default=8.0)
 
 # --- Event streams (Server-Sent Events: games.live.streams) ---------------------------------------
 # A stream sends a heartbeat (and checks its viewer's access and the database again) after this

@@ -26,7 +26,7 @@ run of one game's tests alone has it too (``tests/conftest.py`` only reaches ``t
   printed at the end of the run.
 - The fixtures shared by every test folder: ``eager_celery``, ``fast_passwords``,
   ``site_test_settings`` (the two, and the API's throttles out of the way), ``users`` and
-  ``clients``.
+  ``clients``; and, for every test, decision mails due at once (``_mail_due_at_once``).
 
 Nothing here imports Django's models at import time: the plugin is imported before Django is set
 up.
@@ -185,6 +185,18 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 
 
 # --- Shared fixtures ----------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _mail_due_at_once():
+    """Decision mails and the answers to mails are due at once in the tests (a debounce of 0:
+    a test delivers what a move wrote without moving the clock, and an eager task, which runs
+    before its eta, finds it due); the tests of their pace set ``MAIL_DEBOUNCE_SECONDS``
+    themselves (``tests/api/test_mail_pace.py``, ``tests/site/test_mail_worker.py``)."""
+    from django.test import override_settings
+
+    with override_settings(MAIL_DEBOUNCE_SECONDS=0):
+        yield
 
 
 @pytest.fixture

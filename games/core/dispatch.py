@@ -97,11 +97,11 @@ def resolve_games(chunks: list[tuple[list[str], dt.datetime | None]]) -> int:
     return handed
 
 
-def deliver(keys: list[str]) -> None:
-    """Deliver the messages with these dedupe keys, after the commit."""
+def deliver(keys: list[str], *, eta: dt.datetime | None = None) -> None:
+    """Deliver the messages with these dedupe keys, after the commit (at ``eta``: a debounce)."""
     keys = list(keys)
     if keys:
-        after_commit(DELIVER_QUEUED, [keys])
+        after_commit(DELIVER_QUEUED, [keys], eta=eta)
 
 
 def deliver_webhooks(ids: list[str]) -> None:

@@ -1,14 +1,20 @@
 """Delivering the outbox's messages by mail.
 
 Delivery takes the row with ``SELECT … FOR UPDATE SKIP LOCKED`` and marks it ``sending`` before the
-mail goes out and ``sent`` after, so two tasks never send it at once. A failed send is retried with
-exponential backoff, up to :data:`MAX_ATTEMPTS`; a send interrupted by its worker's end is retried
-too (at least once, each message with a Message-ID of its own cause, so that receivers drop a
-duplicate).
+mail goes out and ``sent`` right after it went (each mail before the next), so two tasks never
+send it at once. A failed send is retried with exponential backoff, up to :data:`MAX_ATTEMPTS`; a
+send interrupted by its worker's end is retried too (at least once, each message with a
+Message-ID of its own cause, so that receivers drop a duplicate): a worker killed during a batch
+repeats at most the one mail that was going out.
 
 Decision mails ("your turn", "a challenge window is open for you", "a power decision awaits you")
-are folded: at most one per game per user every :data:`FOLD_WINDOW`; those that come meanwhile wait
-and go out as one message. A message whose decision has already passed is not sent.
+and the answers to a player's mails are debounced, never held back by a window: each is due
+``MAIL_DEBOUNCE_SECONDS`` after its cause, and the mails of one game and user that are waiting
+then go out as one (:func:`deliver_batch`), with the decisions that stand at that moment. While
+the game's bots are still to move, or a newer one of those mails is not due yet, they wait (a
+burst of bot moves gives one mail), but never more than ``MAIL_MAX_WAIT_SECONDS`` after the first
+of them. Reminders are not held: one that is due takes the game's waiting mails with it. A
+message whose decision has passed is not sent, checked again just before each mail is written.
 """
 
 from __future__ import annotations
@@ -18,20 +24,23 @@ import logging
 import time
 from collections import defaultdict
 
+from django.conf import settings
 from django.core.mail import get_connection
 from django.db import transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from games.core import dispatch
 from games.models import Game, Notification, PendingDecision, Seat
 from games.notify.messages import build_email, digest_sections
-from games.notify.outbox import DECISION_KINDS, Kind, Status
+from games.notify.outbox import DECISION_KINDS, Kind, Status, mail_debounce
 
 logger = logging.getLogger(__name__)
 
-#: At most one decision mail per game and user in this window; the others are folded into it.
-FOLD_WINDOW = dt.timedelta(minutes=10)
+#: The mails about a game that one user gets as one, when several are waiting together: the
+#: decisions, the reminders, and the answers to the user's mails (each answer goes, carrying the
+#: decisions; the others are folded into a reminder's mail, or the newest decision's).
+GATHERED_KINDS = (*DECISION_KINDS, Kind.REMINDER, Kind.MAIL_REPLY)
 
 
 #: Delivery attempts before a message is marked failed.
@@ -53,6 +62,11 @@ def backoff(attempts: int) -> dt.timedelta:
     return min(MAX_BACKOFF, BASE_BACKOFF * (2 ** max(0, attempts - 1)))
 
 
+def max_wait() -> dt.timedelta:
+    """The longest a decision mail (or an answer) waits for a burst of moves to end."""
+    return dt.timedelta(seconds=settings.MAIL_MAX_WAIT_SECONDS)
+
+
 def deliver(notification_id: int) -> str:
     """Deliver one message if it is due; returns what became of it (its status, or "not due").
 
@@ -65,15 +79,17 @@ def deliver_batch(ids: list[int] | None = None, limit: int = 100,
                   now: dt.datetime | None = None, keys: list[str] | None = None
                   ) -> dict[int, str]:
     """Deliver due messages (those of ``ids``, or of the dedupe ``keys``, or the ``limit`` oldest
-    due ones) over one SMTP connection; returns each claimed message's fate.
+    due ones) over one SMTP connection; returns the fate of each message it took.
 
     Phase 1, one transaction: the rows are taken with ``FOR UPDATE SKIP LOCKED`` (another worker
-    takes others), those with nothing to say are skipped, decision mails of a game that had one
-    less than :data:`FOLD_WINDOW` ago are postponed, the others are marked ``sending`` (with the
-    pending decision mails of the same game and user folded into them). Phase 2: the mails go
-    out. Phase 3: ``sent``, or back to ``pending`` with a backoff (``failed`` after
-    :data:`MAX_ATTEMPTS`). A worker dying during phase 2 leaves rows ``sending``: the sweep
-    sends them again later (:func:`recover_interrupted`).
+    takes others), those with nothing to say are skipped; a decision mail, reminder or answer
+    takes with it the other such messages waiting for the same game and user
+    (:data:`GATHERED_KINDS`, due or not); the group waits if it should (:func:`_hold_until`),
+    else its answers and one other mail are marked ``sending``, the rest ``folded`` into that
+    one. Phase 2: the mails go out, each marked ``sent`` as soon as it went. Phase 3, for a send
+    that failed: back to ``pending`` with a backoff (``failed`` after :data:`MAX_ATTEMPTS`). A
+    worker dying during phase 2 leaves the mail it was sending (and those after it) ``sending``:
+    the sweep sends them again later (:func:`recover_interrupted`).
     """
     now = now or timezone.now()
     outcome: dict[int, str] = {}
@@ -89,6 +105,7 @@ def deliver_batch(ids: list[int] | None = None, limit: int = 100,
         notes = list(qs.order_by("next_attempt_at", "pk")[:limit])
         if not notes:
             return outcome
+        notes += _waiting_with(notes, now)
         reasons = _skip_reasons(notes)
         skipped = [n for n in notes if reasons.get(n.pk)]
         for note in skipped:
@@ -96,64 +113,59 @@ def deliver_batch(ids: list[int] | None = None, limit: int = 100,
             outcome[note.pk] = Status.SKIPPED
         Notification.objects.bulk_update(skipped, ["status", "last_error"])
         live = [n for n in notes if not reasons.get(n.pk)]
-        decisions = [n for n in live if n.kind in DECISION_KINDS]
-        pairs = {(n.user_id, n.game_id) for n in decisions}
-        last_sent: dict[tuple, dt.datetime] = {}
-        others: dict[tuple, list[Notification]] = defaultdict(list)
-        if pairs:
-            users, games = {u for u, _g in pairs}, {g for _u, g in pairs}
-            for user_id, game_id, sent_at in (
-                    Notification.objects.filter(user_id__in=users, game_id__in=games,
-                                                kind__in=DECISION_KINDS, status=Status.SENT)
-                    .values_list("user_id", "game_id").annotate(last=Max("sent_at"))):
-                last_sent[(user_id, game_id)] = sent_at
-            claimed = {n.pk for n in notes}
-            for other in (Notification.objects.select_for_update(skip_locked=True)
-                          .filter(user_id__in=users, game_id__in=games,
-                                  kind__in=DECISION_KINDS, status=Status.PENDING)
-                          .exclude(pk__in=claimed).order_by("pk")):
-                others[(other.user_id, other.game_id)].append(other)
+        groups: dict[tuple, list[Notification]] = defaultdict(list)
         sending: list[Notification] = []
+        for note in live:
+            if note.kind in GATHERED_KINDS and note.game_id is not None:
+                groups[(note.user_id, note.game_id)].append(note)
+            else:
+                sending.append(note)
+        busy = _games_with_bots_to_move({game for _user, game in groups})
         folded: dict[int, list[Notification]] = {}
         postponed: list[Notification] = []
-        leader: dict[tuple, Notification] = {}
-        for note in live:
-            key = (note.user_id, note.game_id)
-            if note.kind in DECISION_KINDS:
-                last = last_sent.get(key)
-                if last is not None and now < last + FOLD_WINDOW:
-                    note.next_attempt_at = last + FOLD_WINDOW
-                    postponed.append(note)
-                    outcome[note.pk] = "not due"
-                    continue
-                if key in leader:  # a second decision mail of the batch: folded
-                    folded[leader[key].pk].append(note)
-                    outcome[note.pk] = Status.FOLDED
-                    continue
-                leader[key] = note
-                folded[note.pk] = list(others.get(key, []))
+        retries: list[tuple[int, dt.datetime]] = []
+        for (_user, game_id), group in groups.items():
+            hold = _hold_until(group, now, game_id in busy)
+            if hold is not None:
+                held = [note for note in group if note.next_attempt_at <= now]
+                for note in held:  # (those not due yet keep their own time and task)
+                    note.next_attempt_at = hold
+                for note in group:
+                    outcome.setdefault(note.pk, "not due")
+                postponed += held
+                # A task's hold is followed by a task at its end (one chain per task, which
+                # ends when the mail goes); the sweep's is not: the next sweeps find it.
+                if held and (ids is not None or keys is not None):
+                    retries.append((held[0].pk, hold))
+                continue
+            leaders, carrier = _leaders(group)
+            sending += leaders
+            folded[carrier.pk] = [n for n in group if n not in leaders]
+            for note in folded[carrier.pk]:
+                outcome[note.pk] = Status.FOLDED
+        for note in sending:
             note.status = Status.SENDING
             note.attempts += 1
             note.next_attempt_at = now
-            sending.append(note)
         Notification.objects.bulk_update(postponed, ["next_attempt_at"])
         Notification.objects.bulk_update(sending, ["status", "attempts", "next_attempt_at"])
         for lead_pk, rows in folded.items():
             if rows:
                 Notification.objects.filter(pk__in=[r.pk for r in rows]).update(
                     status=Status.FOLDED, folded_into_id=lead_pk)
-        later = [(n.pk, n.next_attempt_at) for n in postponed]
-        if later:
-            transaction.on_commit(lambda: [_retry_later(pk, when) for pk, when in later])
-    sent: list[int] = []
+        if retries:  # one task per group held back (its first message takes the others)
+            transaction.on_commit(lambda: [_retry_later(pk, when) for pk, when in retries])
     connection = None
     try:
         for note in sending:
             try:
+                with_it = _still_awaited(note, folded.get(note.pk, []), outcome)
+                if with_it is None:
+                    continue
                 if connection is None:
                     connection = get_connection(fail_silently=False)
                     connection.open()
-                message = build_email(note, folded.get(note.pk, []))
+                message = build_email(note, with_it)
                 message.connection = connection
                 message.send(fail_silently=False)
             except Exception as exc:  # SMTP down, refused address...: retry with backoff
@@ -164,15 +176,112 @@ def deliver_batch(ids: list[int] | None = None, limit: int = 100,
                     _close(connection)
                     connection = None
                 continue
-            sent.append(note.pk)
+            # Recorded before the next mail goes: a worker killed further on sends again only
+            # the mail it was sending, not every mail of its batch.
+            Notification.objects.filter(pk=note.pk).update(status=Status.SENT,
+                                                           sent_at=timezone.now())
             outcome[note.pk] = Status.SENT
     finally:
         if connection is not None:
             _close(connection)
-        if sent:
-            Notification.objects.filter(pk__in=sent).update(status=Status.SENT,
-                                                            sent_at=timezone.now())
     return outcome
+
+
+def _waiting_with(notes: list[Notification], now: dt.datetime) -> list[Notification]:
+    """The other messages of :data:`GATHERED_KINDS` waiting for the same game and user as the
+    gathered ones of ``notes``, due or not (taken with SKIP LOCKED; those waiting for a retry
+    after a failed send keep their backoff)."""
+    pairs = {(n.user_id, n.game_id) for n in notes
+             if n.kind in GATHERED_KINDS and n.game_id is not None}
+    if not pairs:
+        return []
+    users, games = {u for u, _g in pairs}, {g for _u, g in pairs}
+    found = (Notification.objects.select_for_update(skip_locked=True, of=("self",))
+             .select_related("user", "game", "game__created_by")
+             .filter(user_id__in=users, game_id__in=games, kind__in=GATHERED_KINDS,
+                     status=Status.PENDING)
+             .filter(Q(attempts=0) | Q(next_attempt_at__lte=now))
+             .exclude(pk__in=[n.pk for n in notes]).order_by("pk"))
+    return [n for n in found if (n.user_id, n.game_id) in pairs]
+
+
+def _games_with_bots_to_move(games: set) -> set:
+    """Those of ``games`` where a bot has a decision to take (its task is about to play it)."""
+    if not games:
+        return set()
+    return set(PendingDecision.objects.filter(game_id__in=games, bot=True,
+                                              remaining__isnull=True,
+                                              game__status=Game.Status.ACTIVE)
+               .values_list("game_id", flat=True).distinct())
+
+
+def _hold_until(group: list[Notification], now: dt.datetime, bots_to_move: bool
+                ) -> dt.datetime | None:
+    """When a game's waiting mails to one user should go, if not now: while a newer one of them
+    is not due yet (still within its debounce) or the game's bots are still to move, at most
+    until :func:`max_wait` after the first of them was written, and never past a tenth of the
+    time a decision of them leaves (a 30-second window is held 3 seconds at most). A reminder
+    goes at once."""
+    if any(note.kind == Kind.REMINDER for note in group):
+        return None
+    latest = max(note.next_attempt_at for note in group)
+    if bots_to_move:
+        latest = max(latest, now + mail_debounce())
+    if latest <= now:
+        return None
+    cap = min(note.created_at for note in group) + max_wait()
+    for note in group:
+        if note.kind in DECISION_KINDS and note.context.get("deadline"):
+            deadline = dt.datetime.fromisoformat(note.context["deadline"])
+            cap = min(cap, note.created_at + (deadline - note.created_at) / 10)
+    return min(latest, cap) if cap > now else None
+
+
+def _leaders(group: list[Notification]) -> tuple[list[Notification], Notification]:
+    """The mails a game's waiting messages to one user make: each answer to one of their mails
+    (the newest carries the others), else the newest reminder's (a deadline is near: it says
+    so first), else the newest decision's; and which one carries the others."""
+    newest = sorted(group, key=lambda n: (n.created_at, n.pk))
+    replies = [n for n in newest if n.kind == Kind.MAIL_REPLY]
+    if replies:
+        return replies, replies[-1]
+    reminders = [n for n in newest if n.kind == Kind.REMINDER]
+    carrier = (reminders or newest)[-1]
+    return [carrier], carrier
+
+
+def _still_awaited(note: Notification, folded: list[Notification], outcome: dict[int, str]
+                   ) -> list[Notification] | None:
+    """Just before its mail is written, the decisions ``note`` and those folded into it are
+    about, checked against the game now: those that passed meanwhile are skipped (not named in
+    the mail), and so is ``note`` itself if its own decision passed (``None``: no mail; the
+    others it carried wait again). The folded messages still awaited are returned."""
+    about = [n for n in (note, *folded) if n.kind in (*DECISION_KINDS, Kind.REMINDER)]
+    if not about:
+        return folded
+    live = _live_decisions(about)
+    passed = [n.pk for n in about if _decision_of(n) not in live]
+    if not passed:
+        return folded
+    why = "decision no longer awaited"
+    kept = [n for n in folded if n.pk not in passed]
+    if note.pk in passed:
+        Notification.objects.filter(pk__in=passed).update(status=Status.SKIPPED, last_error=why,
+                                                          folded_into=None)
+        Notification.objects.filter(pk__in=[n.pk for n in kept]).update(
+            status=Status.PENDING, folded_into=None, next_attempt_at=timezone.now())
+        for pk in passed:
+            outcome[pk] = Status.SKIPPED
+        for other in kept:
+            outcome[other.pk] = Status.PENDING
+        if kept:  # (the first takes the others along)
+            _retry_later(kept[0].pk, timezone.now())
+        return None
+    Notification.objects.filter(pk__in=passed).update(status=Status.SKIPPED, last_error=why,
+                                                      folded_into=None)
+    for pk in passed:
+        outcome[pk] = Status.SKIPPED
+    return kept
 
 
 def _close(connection) -> None:

@@ -124,7 +124,9 @@ def _subject_and_lines(note: Notification, folded: list[Notification]
             lines.append(_("A bot plays for you until you make a move again."))
     if deadline and note.kind in (*DECISION_KINDS, Kind.REMINDER):
         lines.append(_("Deadline: %(deadline)s.") % {"deadline": deadline})
-    if folded:
+    if folded and note.kind == Kind.MAIL_REPLY:
+        lines += _carried_lines(folded, kit, label)
+    elif folded:
         lines.append(ngettext("(%(count)d more decision awaited you in this game meanwhile.)",
                               "(%(count)d more decisions awaited you in this game meanwhile.)",
                               len(folded)) % {"count": len(folded)})
@@ -135,6 +137,20 @@ def _subject_and_lines(note: Notification, folded: list[Notification]
         # games.mail.outgoing.thread_headers): what this one is about is said by its lines.
         return f"{prefix} {label}", subject, lines
     return f"{prefix} {subject}", "", lines
+
+
+def _carried_lines(folded: list[Notification], kit, label: str) -> list[str]:
+    """What the answer to a player's mail says of the decisions that came to them meanwhile
+    (the bots answered within the debounce: ``games.notify.delivery``): each one's line, once;
+    its moves are in the listing."""
+    lines: list[str] = []
+    for other in folded:
+        if other.kind in DECISION_KINDS:
+            line = str((kit or GameKit()).decision_mail(other.context.get("decision", ""))[2]
+                       ) % {"game": label}
+            if line not in lines:
+                lines.append(line)
+    return lines
 
 
 def _webhook_disabled_lines(ctx: dict[str, Any]) -> tuple[str, list[str]]:

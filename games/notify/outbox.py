@@ -3,10 +3,11 @@ or ended, a seat marked absent, a deadline getting near, a moderator's action, a
 writes a :class:`~games.models.Notification` row *in the same transaction*: rolled back with it,
 committed with it. Each row has a unique ``dedupe_key`` (one message per cause). After the commit
 a Celery task is asked to deliver it (:mod:`games.notify.delivery`); if the broker is down the
-row waits and the periodic sweep delivers it later. Decision mails, which nearly every move
-writes, are left to the sweep (every ``SWEEP_SECONDS``): no task per move, and one sweep delivers
-(or folds) all those a busy minute wrote; so are the reminders, which the sweep itself writes
-just before.
+row waits and the periodic sweep delivers it later. Decision mails and the answers to a player's
+mails are due ``MAIL_DEBOUNCE_SECONDS`` after their cause, and their task is sent with that
+``eta``: a burst of moves (the bots answering) gives one mail, with the decisions that stand at
+its end (:func:`games.notify.delivery.deliver_batch` gathers them). The reminders are written by
+the sweep, which delivers them just after.
 
 What a message says comes from public facts only (the game's players, the kind of decision, its
 deadline, the winners): never a card. The functions that take an event subscribe to the write
@@ -20,6 +21,7 @@ import datetime as dt
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -37,14 +39,21 @@ Status = Notification.Status
 DECISION_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGE, Kind.POWER)
 
 
-def _queue(rows: list[Notification], enqueue: bool = True) -> list[Notification]:
+def mail_debounce() -> dt.timedelta:
+    """How long a decision mail (or the answer to a mail) waits for the moves that follow its
+    cause (``MAIL_DEBOUNCE_SECONDS``)."""
+    return dt.timedelta(seconds=settings.MAIL_DEBOUNCE_SECONDS)
+
+
+def _queue(rows: list[Notification], enqueue: bool = True,
+           eta: dt.datetime | None = None) -> list[Notification]:
     """Insert (skipping causes already queued) and, with ``enqueue``, ask a worker for their
-    delivery once committed (without, the sweep delivers them)."""
+    delivery once committed, at ``eta`` if given (without, the sweep delivers them)."""
     if not rows:
         return []
     created = Notification.objects.bulk_create(rows, ignore_conflicts=True)
     if enqueue:
-        dispatch.deliver([row.dedupe_key for row in created])
+        dispatch.deliver([row.dedupe_key for row in created], eta=eta)
     return created
 
 
@@ -67,16 +76,15 @@ def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
     first awaited: a decision kept from move to move keeps it, one replaced gets a new one),
     which is also its ``dedupe_key``: written once, whatever the transaction retries.
 
-    Delivered by the next sweep (within ``SWEEP_SECONDS``), not by a task of their own: a
-    move's commit queues nothing, and the sweep folds a game's decision mails in one pass."""
-    now = timezone.now()
+    Due :func:`mail_debounce` from now: the moves that follow within it are in the same mail."""
+    due = timezone.now() + mail_debounce()
     notes = []
     for game, rows, seats in games:
         by_position = {seat.position: seat for seat in seats}
         notes += [Notification(user_id=row.user_id, game_id=game.pk,
                                kind=_decision_kind(game.kind, row.decision),
                                dedupe_key=f"decision:{game.pk}:{row.player}:{row.seq}",
-                               next_attempt_at=now,
+                               next_attempt_at=due,
                                context={"decision": row.decision, "player": row.player,
                                         "deadline": row.deadline.isoformat(), "seq": row.seq})
                   for row in rows if row.user_id is not None and not row.bot
@@ -86,21 +94,23 @@ def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
 
 @events.subscribe(events.DecisionsAwaited)
 def decisions_awaited(event: events.DecisionsAwaited) -> None:
-    """A message for each new decision awaited from a human player who wants mail (delivered by
-    the sweep, which folds a game's decision mails)."""
+    """A message for each new decision awaited from a human player who wants mail, delivered by
+    a task once the debounce has passed (one task for all of them; the sweep if it is lost)."""
     notes = decision_notes(event.games)
     if notes:
-        Notification.objects.bulk_create(notes, ignore_conflicts=True)
+        _queue(notes, eta=notes[0].next_attempt_at)
 
 
 @events.subscribe(events.MailHandled)
 def mail_reply(event: events.MailHandled) -> None:
     """The answer to a player's mail that was handled (``games.mail.receive``), written in the
-    transaction that handled it: what it did, then the table and the moves again."""
+    transaction that handled it: what it did, then the table and the moves again. Due after
+    the debounce, so that the decision the move brings (the bots answering) is in it."""
     inbound = event.row
+    due = timezone.now() + mail_debounce()
     _queue([Notification(user_id=inbound.user_id, game_id=inbound.game_id, kind=Kind.MAIL_REPLY,
-                         dedupe_key=f"mail_reply:{inbound.pk}", next_attempt_at=timezone.now(),
-                         context={"inbound": inbound.pk})])
+                         dedupe_key=f"mail_reply:{inbound.pk}", next_attempt_at=due,
+                         context={"inbound": inbound.pk})], eta=due)
 
 
 @events.subscribe(events.GameStarted)

@@ -122,29 +122,42 @@ def test_a_commit_queues_one_task_for_its_messages_safe_to_run_twice(
     assert len([m for m in mail.outbox if "the game has started" in m.body]) == 4
 
 
-def test_a_move_queues_no_task_its_decision_mail_goes_with_the_next_sweep(
-        users, django_capture_on_commit_callbacks, monkeypatch):
+def test_a_move_queues_one_task_at_the_debounce_and_the_sweep_sends_it_if_lost(
+        users, settings, django_capture_on_commit_callbacks, monkeypatch):
+    """A decision's mail is due a few seconds after the move (the debounce), and the move's
+    commit sends one task with that eta for its mails; a task run early finds them not due, a
+    task lost leaves them to the sweep once due."""
+    settings.MAIL_DEBOUNCE_SECONDS = 3
     queued = []
     monkeypatch.setattr(tasks.deliver_queued, "apply_async",
-                        lambda args, **kwargs: queued.append(args[0]))
+                        lambda args, **kwargs: queued.append((args[0], kwargs.get("eta"))))
     game = start_game(users[0], users[1:], options={"players": 4})
     for note in Notification.objects.filter(game=game, kind="started"):
         delivery.deliver(note.pk)  # the start's mails, whose task the patch swallowed
     first = Notification.objects.get(game=game, kind="your_turn")  # not delivered yet
     row = PendingDecision.objects.get(game=game)
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+    queued.clear()
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
         services.submit_move(game.pk, {"type": "exchange", "target": (row.player + 1) % 4,
                                        "swap": False}, user=users[row.player])
     notes = Notification.objects.filter(game=game, kind__in=outbox.DECISION_KINDS,
                                         status=Status.PENDING)
     after_move = list(notes.exclude(pk=first.pk).select_related("user"))
     assert after_move  # the move wrote the next decision's mail...
-    assert queued == []  # ...and asked no worker for it
-    assert all("deliver" not in repr(callback) for callback in callbacks)
-    # The next sweep delivers it, to its player, once; the first player answered before it:
-    # no mail for them.
+    (keys, eta), = queued  # ...and sent one task for it, due after the debounce
+    assert sorted(keys) == sorted(n.dedupe_key for n in after_move)
+    assert before + dt.timedelta(seconds=3) <= eta <= timezone.now() + dt.timedelta(seconds=3)
+    assert all(n.next_attempt_at == eta for n in after_move)
     mail.outbox.clear()
+    assert tasks.deliver_queued(keys) == {}  # run early: not due, nothing sent
+    assert mail.outbox == []
+    # The task is lost: the sweep sends them once due, to their players, once; the first
+    # player answered before theirs went: no mail for them.
     with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.sweep()["delivered"] == 0
+    with mock.patch("django.utils.timezone.now", return_value=eta + dt.timedelta(seconds=1)), \
+            django_capture_on_commit_callbacks(execute=True):
         assert tasks.sweep()["delivered"] == len(after_move)
     assert sorted(a for message in mail.outbox for a in message.to) == sorted(
         note.user.email for note in after_move)
@@ -198,34 +211,27 @@ def test_a_failed_send_is_retried_with_backoff_then_given_up(users, monkeypatch)
     assert delivery.deliver(other.pk) == Status.SENT
 
 
-def test_decision_mails_are_folded_at_most_one_per_game_per_ten_minutes(users):
+def test_a_decision_mail_is_never_held_back_by_the_one_before(users):
+    """No window per game and user: a second decision a few minutes after the first one was
+    mailed goes as soon as it is due (it used to wait ten minutes, and players missed their
+    window)."""
     game = start_game(users[0], users[1:], options={"players": 4})
     row = PendingDecision.objects.get(game=game)
     first = Notification.objects.get(game=game, kind="your_turn")
     assert delivery.deliver(first.pk) == Status.SENT
-    first.refresh_from_db()
-    # Another decision of the same player in the same game, five minutes later: it waits.
-    second = Notification.objects.create(
-        user_id=row.user_id, game=game, kind="challenge", dedupe_key="test:second",
-        next_attempt_at=timezone.now(), context={"pending": row.pk, "decision": "challenge",
-                                                 "deadline": row.deadline.isoformat()})
-    mail.outbox.clear()
-    with later(5):
-        assert delivery.deliver(second.pk) == "not due"
-    second.refresh_from_db()
-    assert second.status == Status.PENDING
-    assert second.next_attempt_at == first.sent_at + delivery.FOLD_WINDOW
-    assert mail.outbox == []
-    with later(11):
+    with later(2):
+        second = Notification.objects.create(
+            user_id=row.user_id, game=game, kind="challenge", dedupe_key="test:second",
+            next_attempt_at=timezone.now(), context={"pending": row.pk, "decision": "challenge",
+                                                     "deadline": row.deadline.isoformat()})
+        mail.outbox.clear()
         assert delivery.deliver(second.pk) == Status.SENT
     assert len(mail.outbox) == 1
-    # Another game's mail is not held back by this one.
-    other = start_game(users[0], users[1:], options={"players": 4})
-    note = Notification.objects.get(game=other, kind="your_turn")
-    assert delivery.deliver(note.pk) == Status.SENT
 
 
 def test_folding_counts_the_messages_it_absorbs(users):
+    """Decision mails of one game waiting together go as one, the newest's, which counts the
+    others."""
     user = users[0]
     game = start_game(users[0], users[1:], options={"players": 4})
     Notification.objects.all().delete()
@@ -238,11 +244,12 @@ def test_folding_counts_the_messages_it_absorbs(users):
     pending = PendingDecision.objects.get(game=game)
     Notification.objects.update(context={"pending": pending.pk, "decision": "turn",
                                          "deadline": pending.deadline.isoformat()})
-    assert delivery.deliver(rows[0].pk) == Status.SENT
+    assert delivery.deliver(rows[0].pk) == Status.FOLDED
     (message,) = mail.outbox
     assert "2 more decisions" in message.body
-    assert set(Notification.objects.filter(folded_into=rows[0]).values_list(
-        "pk", flat=True)) == {rows[1].pk, rows[2].pk}
+    assert Notification.objects.get(pk=rows[2].pk).status == Status.SENT
+    assert set(Notification.objects.filter(folded_into=rows[2]).values_list(
+        "pk", flat=True)) == {rows[0].pk, rows[1].pk}
 
 
 def test_the_reminder_goes_at_80_percent_once_and_not_after_an_answer(
