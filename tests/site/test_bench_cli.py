@@ -67,3 +67,21 @@ def test_the_mail_receiver_bench_runs(db):
     memory = re.search(r"memory: (\d+) MB at rest, peak (\d+) MB \(VmHWM\)", done.stdout)
     assert memory and 0 < int(memory.group(1)) <= int(memory.group(2)), done.stdout
     assert "stored 2 of 2" in done.stdout, done.stdout
+
+
+@pytest.mark.skipif(not (shutil.which("pg_config") and shutil.which("redis-server"))
+                    and os.environ.get("REQUIRE_SERVICES") != "1",
+                    reason="starts its own PostgreSQL and Redis: their servers' binaries "
+                           "(with REQUIRE_SERVICES=1 it runs, and fails without them)")
+def test_the_mail_latency_bench_runs():
+    """Five games, their humans answering in 4 to 6 s: the decisions of the few seconds
+    measured are mailed, and the latency's figures printed."""
+    out = run("bench/mail_latency.py", "--games", "5", "--seconds", "8", "--warmup", "5",
+              "--think", "4,6", timeout=300)
+    counts = re.search(r"(\d+) decisions awaited from the humans during the 8 s measured: "
+                       r"(\d+) mailed in (\d+) mails, (\d+) skipped \(passed before their "
+                       r"mail\), (\d+) not mailed", out)
+    assert counts, out
+    decisions, mailed, _mails, skipped, unsent = map(int, counts.groups())
+    assert decisions > 0 and mailed > 0 and mailed + skipped == decisions and unsent == 0, out
+    assert re.search(r"decision to mail at the SMTP sink: p50 [\d.]+ s, p99 [\d.]+ s", out), out
