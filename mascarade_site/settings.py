@@ -458,6 +458,7 @@ SPECTACULAR_SETTINGS = {
         "games.api.schema.add_stream_paths",
         "games.api.schema.add_error_responses",
         "games.api.schema.add_game_schemas",
+        "games.api.schema.nullable_references",
     ],
     # Swagger UI's files served by the site itself (drf-spectacular-sidecar), its set-up script
     # too (SpectacularSwaggerSplitView): no inline script, no third-party host.

@@ -71,6 +71,10 @@ STATE_ENVELOPE = {
             "type": "object", "required": ["seat", "player", "decision", "deadline"],
             "properties": {"seat": {"type": "integer"}, "player": {"type": "string"},
                            "decision": {"type": "string"},
+                           "timer": {"type": "string",
+                                     "enum": ["move_timeout", "challenge_timeout"],
+                                     "description": "the option that sets its deadline "
+                                                    "(where the game says it)"},
                            "deadline": {"type": "string", "format": "date-time",
                                         "nullable": True}}}},
         "seats": {"type": "array", "items": {
@@ -193,4 +197,38 @@ def add_stream_paths(result, generator, request, public):
         "me_stream", "me", "The decisions awaiting you, and your games' starts and ends, "
         "across all your games", [], [{"tokenAuth": []}, {"cookieAuth": []}], {},
         ["decision", "game_started", "game_ended", "error"])}
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Nullable references, as OpenAPI 3.0.3 reads them
+
+#: What a nullable reference may be instead: ``null``.
+NULL = {"type": "object", "nullable": True, "enum": [None]}
+
+
+def nullable_references(result, generator, request, public):
+    """drf-spectacular writes a reference that may be null (``allow_null``) as ``{"allOf":
+    [{"$ref": ...}], "nullable": true}``; under OpenAPI 3.0.3, ``nullable`` means something only
+    beside a ``type``, so a strict validator (openapi-core) or a client generated from the
+    schema refuses the ``null`` the server sends (drf-spectacular's issue 925). Written instead
+    as ``oneOf`` the reference or :data:`NULL`, as the specification's clarification of
+    ``nullable`` advises; for the same reason, a nullable ``enum`` lists ``null``."""
+
+    def visit(node):
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+        elif isinstance(node, dict):
+            if (node.get("nullable") is True and "type" not in node
+                    and len(node.get("allOf", ())) == 1):
+                del node["nullable"]
+                node["oneOf"] = [node.pop("allOf")[0], copy.deepcopy(NULL)]
+            if node.get("nullable") is True and isinstance(node.get("enum"), list) \
+                    and None not in node["enum"]:
+                node["enum"] = [*node["enum"], None]
+            for value in node.values():
+                visit(value)
+
+    visit(result)
     return result
