@@ -181,6 +181,9 @@ def _discard(event: dict, names: dict[int, str]) -> str:
         return _("The Brute discards %(card)s from %(player)s's hand.") % {
             "card": what, "player": whose}
     if why == "assassin":
+        if event.get("forced"):  # [E5] the zone held one kind: no choice was asked
+            return _("The Assassin discards %(card)s from %(player)s's zone, the only kind "
+                     "it holds.") % {"card": what, "player": whose}
         return _("The Assassin discards %(card)s from %(player)s's zone.") % {
             "card": what, "player": whose}
     if why == "countered":
@@ -212,6 +215,9 @@ def sentence(event: dict, names: dict[int, str]) -> str:
                                                                 "card": card(shown)}
         return _("%(player)s plays a card face down.") % {"player": player}
     if kind == "let_pass":
+        if event.get("forced"):  # [E5] an empty hand cannot counter
+            return _("%(player)s has no card to counter with: the card passes.") % {
+                "player": player}
         return _("%(player)s lets it pass.") % {"player": player}
     if kind == "counter":
         return _("%(player)s counters: “it is %(card)s”.") % {
@@ -246,6 +252,11 @@ def sentence(event: dict, names: dict[int, str]) -> str:
         if event.get("cards"):
             text += " " + _("(%(cards)s)") % {"cards": cards(event["cards"])}
         return text
+    if kind == "keep" and event.get("forced"):  # [E5] a single card was recruited
+        if shown:
+            return _("%(player)s keeps %(card)s, the only card recruited.") % {
+                "player": player, "card": card(shown)}
+        return _("%(player)s keeps the only card recruited.") % {"player": player}
     if kind == "keep":
         if shown:
             return _("%(player)s keeps %(card)s.") % {"player": player, "card": card(shown)}
