@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import dateformat, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from games.core import catalog, selectors
 from games.core.kit import GameKit
@@ -57,9 +57,11 @@ def digest_sections(note: Notification) -> list[dict[str, Any]]:
             payload = selectors.chat_payload(message, kit)
             text = message.text
             if payload["source_label"]:
-                text = f"{payload['source_label']}: {text}"
+                text = pgettext("a chat line's source", "%(source)s:") % {
+                    "source": payload["source_label"]} + " " + text
             when = dateformat.format(message.created_at.astimezone(zone), "D H:i")
-            lines.append({"who": payload["player"] or "?", "when": when, "text": text})
+            lines.append({"who": payload["player"] or "?", "when": when, "text": text,
+                          "colon": pgettext("after a label", ":")})
         sections.append({
             "title": _("“%(name)s”, a game of %(game)s") % {
                 "name": game.title, "game": kit.name if kit else game.kind},

@@ -140,7 +140,7 @@ def test_the_digest_is_in_the_players_language_and_time_zone(game, users, run):
     with translation.override("en"):
         english = dateformat.format(local, "D H:i")
     assert french != english
-    assert f"{users[1].username} ({french}): Bonjour" in body
+    assert f"{users[1].username} ({french}) : Bonjour" in body
 
 
 def test_the_digests_unsubscribe_link_stops_the_digest_only(game, users, run):
