@@ -188,6 +188,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _language_restored():
+    """A French page activates French in the test's thread (Django's LocaleMiddleware does not
+    put it back): the default language again after each test, so that no later test reads
+    French by accident, whatever order xdist runs them in."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _mail_due_at_once():
     """Decision mails and the answers to mails are due at once in the tests (a debounce of 0:
     a test delivers what a move wrote without moving the clock, and an eager task, which runs

@@ -9,21 +9,12 @@ import pytest
 from allauth.account.models import EmailAddress
 from django.core import mail
 from django.test import Client
-from django.utils import translation
 
 from accounts.models import User
 
 from .test_signup_language_and_invites import confirm_path, log_in, sign_up
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _language_restored():
-    """A French page activates French in this thread (the site's middleware): back to the
-    default after each test, so that no later test reads French by accident."""
-    yield
-    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

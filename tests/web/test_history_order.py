@@ -28,14 +28,6 @@ from .helpers import browser
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _language_restored():
-    """A French page activates French in this thread (the site's middleware): back to the
-    default after each test, so that no later test reads French by accident."""
-    yield
-    translation.deactivate()
-
-
 @pytest.fixture
 def users():
     return [UserFactory() for _ in range(4)]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.utils import translation
 
 from games.models import Game
 from tests.api.factories import UserFactory
@@ -16,13 +15,6 @@ from tests.web.helpers import browser
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture(autouse=True)
-def _language_restored():
-    """A French page activates French in this thread (the site's middleware): back to the
-    default after each test, so that no later test reads French by accident."""
-    yield
-    translation.deactivate()
 
 FORM = {"game": "mascarade", "players": 5, "scenario": "A", "challenge_mode": "sequential",
         "move_timeout": 3600, "challenge_timeout": 600, "log_masks": "on", "bots": 0}

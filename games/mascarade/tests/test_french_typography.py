@@ -7,21 +7,12 @@ import html
 import re
 
 import pytest
-from django.utils import translation
 
 from tests.api.factories import UserFactory
 from tests.api.helpers import start_game
 from tests.web.helpers import browser
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _language_restored():
-    """A French page activates French in this thread (the site's middleware): back to the
-    default after each test, so that no later test reads French by accident."""
-    yield
-    translation.deactivate()
 
 
 def deal_lines(page: str) -> list[str]:

@@ -22,13 +22,6 @@ from tests.web.helpers import browser
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _language_restored():
-    """A French page activates French in this thread (the site's middleware): back to the
-    default after each test, so that no later test reads French by accident."""
-    yield
-    translation.deactivate()
-
 HANDS = [["first_on_scene", "exchange", "alibi", "toby"],
          ["sharing", "maid", "divining_hat", "culprit"],
          ["detective", "sheriff", "witness", "rumour"]]
