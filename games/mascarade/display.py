@@ -102,6 +102,12 @@ def question(name: str) -> str:
     return str(QUESTIONS.get(name) or decision(name))
 
 
+def r5_turn_banner(state: dict) -> str:
+    """The turn's banner of a player whose card was revealed last turn (R5: no announcement)."""
+    return _("Turn %(turn)d: your card was revealed last turn, so you may not announce (R5): "
+             "look at your card or exchange it?") % {"turn": state.get("turn") or 0}
+
+
 def decision_context(item: dict, state: dict, you: dict | None, names: dict[int, str]) -> str:
     """What an awaited decision is about, from the viewer's ``state`` only (the banner's
     context): the turn, the announcement and who claimed it, the power and whose it is."""

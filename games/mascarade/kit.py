@@ -11,7 +11,15 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
-from games.core.kit import Board, GameKit, ranking_lines, seat_line, seat_name, waiting_line
+from games.core.kit import (
+    Board,
+    GameKit,
+    ranking_lines,
+    seat_line,
+    seat_name,
+    viewers_decision,
+    waiting_line,
+)
 
 from . import display, forms, schema
 from .rules import MASCARADE, MASKS
@@ -96,6 +104,14 @@ class MascaradeKit(GameKit):
 
     def decision_question(self, decision: str) -> str:
         return display.question(decision)
+
+    def decision_banner(self, item: dict[str, Any], board: Board) -> str:
+        """[R5] A player whose card was revealed last turn may not announce: their turn's
+        banner offers only what they may do (the seats revealed last turn are public)."""
+        if (item.get("decision") == "turn" and viewers_decision(item, board)
+                and item.get("seat") in (board.state.get("revealed_last_turn") or [])):
+            return display.r5_turn_banner(board.state)
+        return super().decision_banner(item, board)
 
     def decision_mail(self, decision: str) -> tuple[str, Any, Any]:
         if decision == "challenge":

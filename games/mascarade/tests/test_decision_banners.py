@@ -108,3 +108,21 @@ def test_the_table_banner_names_the_announcement_and_leads_to_the_form():
             in announcer)
     assert "go-to-move" not in announcer
     assert f"Waiting for {names[2]}: claim or pass" in html_lib.unescape(page(None, game))
+
+
+def test_a_turn_after_a_reveal_does_not_offer_announcing():
+    """[R5] The seat revealed last turn may not announce: its banner offers only looking and
+    exchanging; the others read the usual words."""
+    state = {**state_for("turn", 0), "revealed_last_turn": [0]}
+    board = Board(game=None, state=state, you={"seat": 0}, names=NAMES, seats=[])
+    with translation.override("en"):
+        yours = KIT.decision_banner(state["awaiting"][0], board)
+        assert "announce a mask" not in yours and "may not announce (R5)" in yours
+        theirs = KIT.decision_banner(state["awaiting"][0], Board(
+            game=None, state=state, you={"seat": 3}, names=NAMES, seats=[]))
+        assert theirs.startswith("Waiting for ada: ")
+        unrevealed = {**state, "revealed_last_turn": [2]}
+        assert "announce a mask" in KIT.decision_banner(unrevealed["awaiting"][0], Board(
+            game=None, state=unrevealed, you={"seat": 0}, names=NAMES, seats=[]))
+    with translation.override("fr"):
+        assert "pas annoncer (R5)" in KIT.decision_banner(state["awaiting"][0], board)
