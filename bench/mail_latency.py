@@ -47,11 +47,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DOMAIN = "mascarade.bench"
 
 
-def load_servers():
-    """``bench/api.py``'s ``Servers`` (how the benches start PostgreSQL and Redis)."""
-    spec = importlib.util.spec_from_file_location("bench_api", ROOT / "bench" / "api.py")
+def bench_module(name: str):
+    """Another bench script of ``bench/`` as a module (they are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def load_servers():
+    """``bench/api.py``'s ``Servers`` (how the benches start PostgreSQL and Redis)."""
+    module = bench_module("api")
     return module.Servers, module.percentile, module.free_port
 
 
@@ -157,21 +163,6 @@ class Table:
         self.answer_at = {pk: at for pk, at in self.answer_at.items() if pk in live}
 
 
-def cpu_times() -> tuple[int, int]:
-    """(busy, total) jiffies of all cores since boot (Linux ``/proc/stat``; zeros elsewhere)."""
-    try:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-    except OSError:
-        return 0, 0
-    idle = fields[3] + fields[4]  # idle + iowait
-    return sum(fields) - idle, sum(fields)
-
-
-def cpu_busy(before: tuple[int, int], after: tuple[int, int]) -> float:
-    total = after[1] - before[1]
-    return (after[0] - before[0]) / total if total else float("nan")
-
-
 def measure(sink: Sink, start: float, end: float) -> dict:
     """The decisions' mails written between ``start`` and ``end``: their fate and latency."""
     import datetime as dt
@@ -247,6 +238,8 @@ def main() -> None:
               f"MAIL_DEBOUNCE_SECONDS={settings.MAIL_DEBOUNCE_SECONDS:g}, "
               f"MAIL_MAX_WAIT_SECONDS={settings.MAIL_MAX_WAIT_SECONDS:g}; PostgreSQL and "
               f"Redis of their own; {os.cpu_count()} cores", flush=True)
+        deadlines = bench_module("deadlines")  # (how it reads the cores' busy time)
+        cpu_times, cpu_busy = deadlines.cpu_times, deadlines.cpu_busy
         began = time.time()
         start, end = began + args.warmup, began + args.warmup + args.seconds
         last_kept = 0.0
