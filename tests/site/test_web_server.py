@@ -5,10 +5,12 @@ connections to web (so that nginx closes them first, never web under its feet)."
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -36,17 +38,26 @@ def start_web_command(port: int) -> list[str]:
 
 
 def serve(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    """The server in a process group of its own (granian forks its workers), so that
+    :func:`stop` ends the workers too."""
     proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, start_new_session=True)
     return listening(proc, int(args[args.index("--port") + 1]))
 
 
 def stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
+    """SIGTERM to the server's group, SIGKILL after 30 s; then to whatever of the group is
+    left (a worker whose main process was killed would outlive the test otherwise)."""
     try:
+        os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        pass
+    except ProcessLookupError:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
 
 
 def test_the_start_scripts_command_serves_the_site(tmp_path):
