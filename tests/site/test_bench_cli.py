@@ -23,6 +23,15 @@ def run(*args: str, timeout: float) -> str:
     return done.stdout
 
 
+#: A bench that starts its own PostgreSQL and Redis needs their servers' binaries; with
+#: REQUIRE_SERVICES=1 (CI) it runs, and fails without them.
+own_servers = pytest.mark.skipif(
+    not (shutil.which("pg_config") and shutil.which("redis-server"))
+    and os.environ.get("REQUIRE_SERVICES") != "1",
+    reason="starts its own PostgreSQL and Redis: their servers' binaries "
+           "(with REQUIRE_SERVICES=1 it runs, and fails without them)")
+
+
 def test_the_engine_bench_runs():
     out = run("bench/engine.py", "--game", "mascarade", "--quick", "--games", "5", timeout=120)
     assert "random games,  4 players:" in out
@@ -31,10 +40,7 @@ def test_the_engine_bench_runs():
 
 
 @pytest.mark.postgres
-@pytest.mark.skipif(not (shutil.which("pg_config") and shutil.which("redis-server"))
-                    and os.environ.get("REQUIRE_SERVICES") != "1",
-                    reason="starts its own PostgreSQL and Redis: their servers' binaries "
-                           "(with REQUIRE_SERVICES=1 it runs, and fails without them)")
+@own_servers
 def test_the_api_bench_runs_in_push_mode():
     out = run("bench/api.py", "--push", "--clients", "1", "--seconds", "1", timeout=300)
     moves = re.search(r"1 clients, closed loop +([\d.]+) moves/s +POST /moves/ p50 ", out)
@@ -69,10 +75,7 @@ def test_the_mail_receiver_bench_runs(db):
     assert "stored 2 of 2" in done.stdout, done.stdout
 
 
-@pytest.mark.skipif(not (shutil.which("pg_config") and shutil.which("redis-server"))
-                    and os.environ.get("REQUIRE_SERVICES") != "1",
-                    reason="starts its own PostgreSQL and Redis: their servers' binaries "
-                           "(with REQUIRE_SERVICES=1 it runs, and fails without them)")
+@own_servers
 def test_the_mail_latency_bench_runs():
     """Five games, their humans answering in 4 to 6 s: the decisions of the few seconds
     measured are mailed, and the latency's figures printed."""
