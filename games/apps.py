@@ -11,7 +11,8 @@ class GamesConfig(AppConfig):
         from django.contrib.auth import get_user_model
 
         from games.api import tokens
-        from games.core.services import scheduling  # noqa: F401 (the events' subscriptions)
+        # (the events' subscriptions)
+        from games.core.services import ratings, scheduling  # noqa: F401
 
         # A new password (changed, reset, set by a superuser) revokes the user's API tokens.
         tokens.connect(get_user_model())

@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "mascarade_site",
     "accounts",
     "games",
+    # The ratings' rows (games/ratings/; the write path rates each finished game).
+    "games.ratings",
     # The channels, each subscribing to the write path's events in its ready() (the README,
     # "Layout").
     "games.notify",

@@ -178,12 +178,46 @@ class Pending:
 
 @dataclass(frozen=True)
 class Result:
-    """The end of a game: winners as seats and as players (they differ after a Puppeteer)."""
+    """The end of a game: winners as seats and as players (they differ after a Puppeteer).
+
+    ``ranks`` and ``teams`` say how every player finished, for the ratings (each game's rules
+    say it: nothing outside a game knows its scores): ``ranks[p]`` is player ``p``'s place, 0
+    the best, equal places a tie; ``teams[p]`` the side ``p`` played on, players of one side
+    sharing a number (their side's result is theirs). Empty ``ranks``: the winners share the
+    first place and everyone else the second; empty ``teams``: each player plays for
+    themself. :func:`standings` reads them."""
 
     winner_seats: tuple[int, ...]
     winner_players: tuple[int, ...]
     reason: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    ranks: tuple[int, ...] = ()
+    teams: tuple[int, ...] = ()
+
+
+def places(scores: list[int], first: Any = ()) -> tuple[int, ...]:
+    """Places from scores (the higher the better), players in ``first`` (winners who need not
+    have the best score: a Cheater's win) placed before everyone: equal scores share a place,
+    and a place counts those before it (0, 0, 2)."""
+    first = set(first)
+    ranked = []
+    for p, score in enumerate(scores):
+        ahead = sum(1 for q, other in enumerate(scores) if q not in first and other > score)
+        ranked.append(0 if p in first else len(first) + ahead)
+    return tuple(ranked)
+
+
+def standings(result: Result, players: int) -> list[tuple[tuple[int, ...], int]]:
+    """The sides of a finished game and the place of each: ``[(players, place), ...]``, one per
+    side (a player alone is a side of one), in the order of their first player. From the
+    result's ``ranks`` and ``teams`` (see :class:`Result`)."""
+    winners = set(result.winner_players)
+    ranks = result.ranks or tuple(0 if p in winners else 1 for p in range(players))
+    teams = result.teams or tuple(range(players))
+    sides: dict[int, list[int]] = {}
+    for p in range(players):
+        sides.setdefault(teams[p], []).append(p)
+    return [(tuple(members), min(ranks[p] for p in members)) for members in sides.values()]
 
 
 @runtime_checkable

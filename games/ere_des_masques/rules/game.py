@@ -26,8 +26,10 @@ class EreDesMasques(ModuleGame):
         if state.phase != "over":
             return None
         details = {"kind": state.kind} if state.kind else {}
+        # One against one: the winner first; no winner (a stalemate, the turn limit) is a draw.
+        ranks = tuple(0 if p in state.winners or not state.winners else 1 for p in range(2))
         return Result(winner_seats=tuple(state.winners), winner_players=tuple(state.winners),
-                      reason=state.reason, details=details)
+                      reason=state.reason, details=details, ranks=ranks)
 
 
 GAME = EreDesMasques()

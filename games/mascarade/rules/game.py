@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from games.engine.base import ModuleGame, Result
+from games.engine.base import ModuleGame, Result, places
 
 from . import options, rules, views
 from .data import MAX_PLAYERS, MIN_PLAYERS
@@ -19,9 +19,13 @@ class Mascarade(ModuleGame):
     def result(self, state: State) -> Result | None:
         if state.phase != "over":
             return None
-        return Result(winner_seats=tuple(state.winners),
-                      winner_players=tuple(state.at[x] for x in state.winners),
-                      reason=state.reason, details={"coins": list(state.coins)})
+        winners = tuple(state.at[x] for x in state.winners)
+        # The places: the winners first (a Cheater's win puts the Cheater first whatever the
+        # others' coins), then the others by their coins (each player's: the seat they end at).
+        coins = [state.coins[state.seat_of[p]] for p in range(state.n)]
+        return Result(winner_seats=tuple(state.winners), winner_players=winners,
+                      reason=state.reason, details={"coins": list(state.coins)},
+                      ranks=places(coins, winners))
 
 
 MASCARADE = Mascarade()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine.base import ModuleGame, Result
+from games.engine.base import ModuleGame, Result, places
 
 from . import options, rules, views
 from .cards import MAX_PLAYERS, MIN_PLAYERS
@@ -25,9 +25,17 @@ class ShadowHouse(ModuleGame):
     def result(self, state: State) -> Result | None:
         if state.decision != "over":
             return None
-        return Result(winner_seats=tuple(state.winners), winner_players=tuple(state.winners),
-                      reason=state.reason,
-                      details={"points": list(state.points), "case": state.case})
+        winners = tuple(state.winners)
+        if state.flash:
+            # One round, two sides: the Culprit's (with its Accomplices) and the others; the
+            # winners are one of them.
+            sides = tuple(0 if p in winners else 1 for p in range(state.n))
+            ranks = sides
+        else:  # the winners first, then the others by their points over the rounds
+            sides, ranks = (), places(list(state.points), winners)
+        return Result(winner_seats=winners, winner_players=winners, reason=state.reason,
+                      details={"points": list(state.points), "case": state.case},
+                      ranks=ranks, teams=sides)
 
 
 GAME = ShadowHouse()

@@ -1,0 +1,127 @@
+"""Reliability: how often a player answers in time, counted from the records the site keeps.
+
+Over the 90 full days (UTC) before a day ``as_of``:
+
+- **decisions**: the rules' moves of the player's seats (table moves left out) that were theirs
+  to make: those they sent (``actor`` ``player``), those the deadline played (``timeout``, or a
+  moderator's "timeout now") and those a bot played while they were absent; moves made on a day
+  of one of their vacations are left out (their clocks stop then, and a bot may stand in).
+  **answered**: those they sent. The share is ``answered / decisions``.
+- **removed**: games whose seat was given to someone else (a table ``replace`` naming them);
+  **left**: games that ended (finished or aborted) with them marked absent.
+
+A figure of a day never changes afterwards (moves and table moves are append-only, vacations
+cannot be declared in the past), so it is computed once a day for everyone
+(:func:`games.ratings.services.refresh_reliability`, stored in :class:`Reliability` and read with
+every seat) and, for one player's page, at once by :func:`measure`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+
+from accounts.models import User, Vacation
+from games.models import Game, MoveRecord, Seat
+
+#: The days counted.
+WINDOW_DAYS = 90
+
+Actor = MoveRecord.Actor
+#: The actors of a decision that was the player's (a bot on a human's seat: standing in for an
+#: absent player).
+COUNTED = (Actor.PLAYER, Actor.TIMEOUT, Actor.MODERATOR, Actor.BOT)
+
+
+@dataclass(frozen=True)
+class Figures:
+    as_of: dt.date
+    decisions: int = 0
+    answered: int = 0
+    removed: int = 0
+    left: int = 0
+
+    @property
+    def percent(self) -> int | None:
+        """The share answered in time, in percent rounded down; ``None`` without decisions."""
+        return self.answered * 100 // self.decisions if self.decisions else None
+
+
+def window(as_of: dt.date) -> tuple[dt.datetime, dt.datetime]:
+    end = dt.datetime.combine(as_of, dt.time(), tzinfo=dt.UTC)
+    return end - dt.timedelta(days=WINDOW_DAYS), end
+
+
+def _zone(user: User) -> zoneinfo.ZoneInfo:
+    try:
+        return zoneinfo.ZoneInfo(user.timezone or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def vacation_spans(users: list[User], start: dt.datetime, end: dt.datetime
+                   ) -> dict[int, list[tuple[dt.datetime, dt.datetime]]]:
+    """The users' vacations that overlap ``start``–``end``, as spans of time (their days from
+    midnight to midnight in the user's time zone, as the deadlines count them:
+    ``games.core.selectors.vacations.interval``), by user: one query."""
+    by_id = {user.pk: user for user in users}
+    out: dict[int, list[tuple[dt.datetime, dt.datetime]]] = {}
+    # (a day more on each side: the users' time zones)
+    for vacation in Vacation.objects.filter(user_id__in=list(by_id),
+                                            end__gte=start.date() - dt.timedelta(days=1),
+                                            start__lte=end.date() + dt.timedelta(days=1)):
+        zone = _zone(by_id[vacation.user_id])
+        begin = dt.datetime.combine(vacation.start, dt.time(), tzinfo=zone)
+        finish = dt.datetime.combine(vacation.end + dt.timedelta(days=1), dt.time(),
+                                     tzinfo=zone)
+        out.setdefault(vacation.user_id, []).append((begin.astimezone(dt.UTC),
+                                                     finish.astimezone(dt.UTC)))
+    return out
+
+
+def measure(users: Iterable[User], as_of: dt.date) -> dict[int, Figures]:
+    """The figures of ``users`` (by id) over the :data:`WINDOW_DAYS` days before ``as_of``:
+    four queries whatever their number (their vacations, their decisions, the seats given away,
+    the games left)."""
+    users = [user for user in users if user is not None]
+    ids = [user.pk for user in users]
+    if not ids:
+        return {}
+    start, end = window(as_of)
+    away = vacation_spans(users, start, end)
+    on_vacation = Q()
+    for user_id, spans in away.items():
+        for begin, finish in spans:
+            if finish > start and begin < end:
+                on_vacation |= Q(seat__user_id=user_id, created_at__gte=begin,
+                                 created_at__lt=finish)
+    moves = (MoveRecord.objects.filter(seat__user_id__in=ids, created_at__gte=start,
+                                       created_at__lt=end, actor__in=COUNTED)
+             .exclude(payload__type="table"))
+    if on_vacation:
+        moves = moves.exclude(on_vacation)
+    counts = {row["seat__user_id"]: row for row in moves.values("seat__user_id").annotate(
+        decisions=Count("id"), answered=Count("id", filter=Q(actor=Actor.PLAYER)))}
+    previous = {f"user:{user_id}": user_id for user_id in ids}
+    removed = dict(
+        MoveRecord.objects.filter(payload__type="table", payload__action="replace",
+                                  payload__previous__in=list(previous),
+                                  created_at__gte=start, created_at__lt=end)
+        .values("payload__previous").annotate(n=Count("game_id", distinct=True))
+        .values_list("payload__previous", "n"))
+    left = dict(
+        Seat.objects.filter(user_id__in=ids, absent=True,
+                            game__status__in=[Game.Status.FINISHED, Game.Status.ABORTED],
+                            game__updated_at__gte=start, game__updated_at__lt=end)
+        .values("user_id").annotate(n=Count("game_id", distinct=True))
+        .values_list("user_id", "n"))
+    removed_by_user = {previous[key]: n for key, n in removed.items() if key in previous}
+    return {user_id: Figures(as_of=as_of,
+                             decisions=counts.get(user_id, {}).get("decisions", 0),
+                             answered=counts.get(user_id, {}).get("answered", 0),
+                             removed=removed_by_user.get(user_id, 0), left=left.get(user_id, 0))
+            for user_id in ids}

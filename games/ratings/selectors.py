@@ -1,0 +1,173 @@
+"""The ratings' reads, for the pages and the API (every one a fixed number of queries)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import User
+from games.models import Game, Seat
+from games.ratings import skill
+from games.ratings.models import Rating, RatingChange, Reliability
+from games.ratings.reliability import WINDOW_DAYS, Figures, measure
+
+
+def rating_figures(mu: float | None, sigma: float | None, games: int | None
+                   ) -> dict[str, Any]:
+    """A rating as shown: ``{"rating", "provisional", "games"}`` (a player without a rated game
+    of this kind shows the starting figure, provisional)."""
+    if mu is None or sigma is None:
+        mu, sigma = skill.initial()
+    games = games or 0
+    return {"rating": skill.shown(skill.ordinal(mu, sigma)),
+            "provisional": games < skill.PROVISIONAL_GAMES, "games": games}
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    """ISO 8601 in UTC with a ``Z``, to the second, as every answer of the API writes times."""
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def ratings_of(user: User, kinds: Iterable[str]) -> list[dict[str, Any]]:
+    """The user's rating at each of ``kinds`` (the games the site serves, in the catalog's
+    order): ``{"game", "rating", "provisional", "games"}``. One query."""
+    rows = {row.kind: row for row in Rating.objects.filter(user=user)}
+    out = []
+    for kind in kinds:
+        row = rows.get(kind)
+        out.append({"game": kind, **rating_figures(row.mu if row else None,
+                                                   row.sigma if row else None,
+                                                   row.games if row else 0)})
+    return out
+
+
+def today() -> dt.date:
+    return timezone.now().date()
+
+
+def reliability(user: User, as_of: dt.date | None = None) -> dict[str, Any]:
+    """The user's reliability over the 90 days before ``as_of`` (default: today, UTC):
+    ``{"percent", "decisions", "answered", "removed", "left", "days", "as_of"}``; ``percent``
+    is ``None`` without any decision counted. The stored figures of that day when there are
+    (one query), else counted at once (:func:`games.ratings.reliability.measure`)."""
+    as_of = as_of or today()
+    stored = Reliability.objects.filter(user=user, as_of=as_of).first()
+    if stored is not None:
+        figures = Figures(as_of=as_of, decisions=stored.decisions, answered=stored.answered,
+                          removed=stored.removed, left=stored.left)
+    else:
+        figures = measure([user], as_of)[user.pk]
+    return reliability_payload(figures)
+
+
+def reliability_percent(user: User) -> int | None:
+    """The user's reliability today, in percent (``None`` without any decision counted): what
+    a game's minimum reliability is compared with."""
+    return reliability(user)["percent"]
+
+
+def reliability_payload(figures: Figures) -> dict[str, Any]:
+    return {"percent": figures.percent, "decisions": figures.decisions,
+            "answered": figures.answered, "removed": figures.removed, "left": figures.left,
+            "days": WINDOW_DAYS, "as_of": figures.as_of.isoformat()}
+
+
+def game_counts(user: User, kinds: Iterable[str]) -> dict[str, Any]:
+    """How many games the user played: ``{"finished", "active", "won", "rated"}``, and the
+    same by game (``"by_game"``: ``{kind: {...}}``, each of ``kinds`` and any other they
+    played). Three queries."""
+    by_kind: dict[str, dict[str, int]] = {
+        kind: {"finished": 0, "active": 0, "won": 0, "rated": 0} for kind in kinds}
+    rows = (Seat.objects.filter(user=user).values("game__kind").annotate(
+        finished=Count("id", filter=Q(game__status=Game.Status.FINISHED)),
+        active=Count("id", filter=Q(game__status__in=[Game.Status.ACTIVE,
+                                                       Game.Status.PAUSED]))))
+    won = _won_by_kind(user)
+    for row in rows:
+        counts = by_kind.setdefault(row["game__kind"], {"finished": 0, "active": 0, "won": 0,
+                                                        "rated": 0})
+        counts["finished"], counts["active"] = row["finished"], row["active"]
+        counts["won"] = won.get(row["game__kind"], 0)
+    for kind, games in Rating.objects.filter(user=user).values_list("kind", "games"):
+        by_kind.setdefault(kind, {"finished": 0, "active": 0, "won": 0, "rated": 0})
+        by_kind[kind]["rated"] = games
+    total = {key: sum(counts[key] for counts in by_kind.values())
+             for key in ("finished", "active", "won", "rated")}
+    return {**total, "by_game": by_kind}
+
+
+def _won_by_kind(user: User) -> dict[str, int]:
+    """The finished games the user won, by game: their place was the first among the rated
+    players, or, for a game not rated, their seat among the winners (read from ``winners``)."""
+    won: dict[str, int] = {}
+    for kind, position, winners in (Seat.objects.filter(user=user,
+                                                        game__status=Game.Status.FINISHED)
+                                    .values_list("game__kind", "position", "game__winners")):
+        if isinstance(winners, list) and position in winners:
+            won[kind] = won.get(kind, 0) + 1
+    return won
+
+
+def player_profile(user: User, kinds: Iterable[str]) -> dict[str, Any]:
+    """Everything public about a player: ``{"player", "joined", "ratings", "reliability",
+    "games"}`` (:func:`ratings_of`, :func:`reliability`, :func:`game_counts`; ``kinds``: the
+    games the site serves, ``games.core.catalog.ids()``)."""
+    kinds = list(kinds)
+    return {"player": user.username, "joined": iso(user.date_joined),
+            "ratings": ratings_of(user, kinds), "reliability": reliability(user),
+            "games": game_counts(user, kinds)}
+
+
+def rating_history(user: User, kind: str) -> list[dict[str, Any]]:
+    """The user's rating after each rated game of ``kind``, oldest first (the chart):
+    ``{"game", "name", "at", "rating", "place", "players"}`` (``players``: the rated players of
+    that game). One query."""
+    rows = (RatingChange.objects.filter(user=user, kind=kind).select_related("game")
+            .annotate(players=Count("game__seats", filter=Q(game__seats__user__isnull=False)))
+            .order_by("at", "id"))
+    return [{"game": str(row.game_id), "name": row.game.title, "at": iso(row.at),
+             "rating": skill.shown(row.ordinal), "place": row.place, "players": row.players}
+            for row in rows]
+
+
+def leaderboard(kind: str) -> QuerySet[Rating]:
+    """The rated players of ``kind``, best first (by ``mu − 3σ``, then the earliest id): a
+    queryset to paginate; :func:`leaderboard_rows` makes a page's rows."""
+    return (Rating.objects.filter(kind=kind, games__gt=0, user__is_active=True)
+            .select_related("user").order_by("-ordinal", "user_id"))
+
+
+def leaderboard_rows(ratings: list[Rating], first_rank: int = 1) -> list[dict[str, Any]]:
+    """A leaderboard's page (``ratings``, the page of :func:`leaderboard` that starts at rank
+    ``first_rank``): ``{"rank", "player", "rating", "provisional", "games"}``."""
+    return [{"rank": first_rank + i, "player": row.user.username,
+             **rating_figures(row.mu, row.sigma, row.games)} for i, row in enumerate(ratings)]
+
+
+def ratings_for_seats(seats: list[Seat], kind: str) -> dict[int, dict[str, Any]]:
+    """Each human seat's rating at ``kind`` and reliability, by position:
+    ``{"rating": {...} (:func:`rating_figures`), "reliability": percent or None}``; bots have
+    none. One query for the ratings, one for the reliabilities (stored figures: the latest
+    day's)."""
+    users = {seat.user_id for seat in seats if seat.user_id is not None}
+    if not users:
+        return {}
+    rows = {row.user_id: row for row in Rating.objects.filter(user_id__in=users, kind=kind)}
+    kept = dict(Reliability.objects.filter(user_id__in=users).values_list("user_id",
+                                                                           "percent"))
+    out = {}
+    for seat in seats:
+        if seat.user_id is None:
+            continue
+        row = rows.get(seat.user_id)
+        out[seat.position] = {
+            "rating": rating_figures(row.mu if row else None, row.sigma if row else None,
+                                     row.games if row else 0),
+            "reliability": kept.get(seat.user_id)}
+    return out
