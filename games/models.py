@@ -24,6 +24,8 @@ from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games.engine.options import speed_of
+
 #: The longest name a game may have.
 NAME_MAX_LENGTH = 80
 
@@ -61,6 +63,10 @@ class Game(models.Model):
     table_seqs = models.JSONField(default=list, blank=True)
     # Seats of the table (the options' player count), kept here for listings.
     seat_count = models.PositiveSmallIntegerField(default=0)
+    # The speed it is played at ("fast", "normal", "slow", "bank", "custom": its options'
+    # ``speed``, or what the timers of options stored before speeds say), kept here for the
+    # lobby's estimates of a game's length.
+    speed = models.CharField(_("speed"), max_length=8, blank=True, default="")
     # Winning seats once finished (also derivable by replay; kept for listings).
     winners = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -75,6 +81,11 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id} ({self.status})"
+
+    def save(self, *args, **kwargs) -> None:
+        if self._state.adding and not self.speed:  # (from its options, whatever created it)
+            self.speed = speed_of(self.options if isinstance(self.options, dict) else {})
+        super().save(*args, **kwargs)
 
     @property
     def title(self) -> str:
@@ -101,6 +112,11 @@ class Seat(models.Model):
     muted = models.BooleanField(default=False)
     # The player asks for a pause; the game pauses when every human player asks.
     wants_pause = models.BooleanField(default=False)
+    # In a game played with a time bank (its option ``speed`` is "bank"): the seconds left in
+    # this seat's bank outside its decision under way (null: the whole bank, before its first
+    # decision). Written under the game's lock when a decision of the seat goes
+    # (``games.core.deadlines``); a decision under way draws on it through its own clock.
+    bank_seconds = models.PositiveIntegerField(null=True, blank=True)
     # The game's seq when its player last saw the table's page (null: never): the page then
     # says what happened since.
     seen_seq = models.PositiveIntegerField(null=True, blank=True)

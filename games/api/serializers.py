@@ -150,6 +150,18 @@ class ErrorOut(serializers.Serializer):
     retry_after = serializers.IntegerField(required=False)
 
 
+class ClockOut(serializers.Serializer):
+    remaining = serializers.IntegerField(
+        help_text="Seconds in the seat's time bank: at `running_since` while its clock runs, "
+                  "else now.")
+    running_since = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the clock last started (a decision of the seat began, or the game "
+                  "resumed); null while it is stopped (nothing awaited from the seat, or the "
+                  "game paused). It does not run during the player's vacations, and runs out "
+                  "at the decision's deadline (`state.awaiting`).")
+
+
 class PlayerOut(serializers.Serializer):
     position = serializers.IntegerField(help_text="The seat this player took when joining "
                                                   "(the Puppeteer may move them since).")
@@ -157,6 +169,9 @@ class PlayerOut(serializers.Serializer):
     is_bot = serializers.BooleanField()
     absent = serializers.BooleanField(
         help_text="Marked absent after consecutive timeouts (a bot may be playing for them).")
+    clock = ClockOut(allow_null=True,
+                     help_text="The seat's time bank, in a game whose `speed` is `bank`; null "
+                               "in the others.")
     wants_pause = serializers.BooleanField(
         help_text="Asks for a pause: the game pauses when every human player asks.")
     vacation = serializers.BooleanField(

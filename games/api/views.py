@@ -91,9 +91,10 @@ class GamesView(APIView):
         paginator = Pagination()
         page = paginator.paginate_queryset(
             selectors.public_games(query.get("status"), query.get("game")), request, view=self)
-        seats = selectors.seats_by_game(page)
+        seats, pending = selectors.seats_by_game(page), selectors.pending_by_game(page)
         return paginator.get_paginated_response(
-            [selectors.summary_payload(game, seats[game.pk]) for game in page])
+            [selectors.summary_payload(game, seats[game.pk], pending.get(game.pk))
+             for game in page])
 
     @extend_schema(
         operation_id="games_create", request=s.GameCreateIn, parameters=[IDEMPOTENCY_HEADER],
@@ -270,10 +271,10 @@ class MyGamesView(APIView):
         page = paginator.paginate_queryset(
             selectors.games_of(request.user, query.get("status"), query.get("my_turn")),
             request, view=self)
-        seats = selectors.seats_by_game(page)
+        seats, pending = selectors.seats_by_game(page), selectors.pending_by_game(page)
         results = []
         for game in page:
-            item = selectors.summary_payload(game, seats[game.pk])
+            item = selectors.summary_payload(game, seats[game.pk], pending.get(game.pk))
             item["awaiting_you"] = game.your_deadline is not None
             item["your_deadline"] = selectors.iso(game.your_deadline)
             item["next_deadline"] = selectors.iso(game.next_deadline)

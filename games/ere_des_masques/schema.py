@@ -5,6 +5,8 @@ words."""
 
 from __future__ import annotations
 
+from games.engine.options import speed_schema
+
 from .rules.cards import DECK_SIZE, KINDS
 from .rules.options import CHOICES, DEFAULTS, RANGES, REVISION
 
@@ -27,6 +29,7 @@ OPTIONS = {
         "move_timeout": _range("move_timeout"),
         "challenge_timeout": {**_range("challenge_timeout"),
                               "description": "seconds to let a played card pass or counter it"},
+        **speed_schema(),
         "absent_after": _range("absent_after"),
         "absent_policy": {"type": "string", "enum": list(CHOICES["absent_policy"]),
                           "default": DEFAULTS["absent_policy"]},

@@ -5,6 +5,8 @@ words."""
 
 from __future__ import annotations
 
+from games.engine.options import speed_schema
+
 from .rules.data import MASKS
 from .rules.options import CHOICES, RANGES
 
@@ -33,6 +35,7 @@ OPTIONS = {
         "move_timeout": _range("move_timeout"),
         "challenge_timeout": _range("challenge_timeout"),
         "log_masks": {"type": "boolean"},
+        **speed_schema(),
         "absent_after": _range("absent_after"),
         "absent_policy": {"type": "string", "enum": list(CHOICES["absent_policy"])},
         "deal": {"type": "array", "items": {"type": "string", "enum": MASK_IDS},

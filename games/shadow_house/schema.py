@@ -4,6 +4,8 @@ is the API's: ``games/api/schema.py``). ``docs/api/shadow_house.md`` says the sa
 
 from __future__ import annotations
 
+from games.engine.options import speed_schema
+
 from .rules import CARDS
 from .rules.options import CHOICES, DEFAULTS, RANGES, REVISION
 
@@ -32,6 +34,7 @@ OPTIONS = {
         "challenge_timeout": {**_range("challenge_timeout"),
                               "description": "seconds to answer another's card: give, discard, "
                                              "the Panic's pool"},
+        **speed_schema(),
         "absent_after": _range("absent_after"),
         "absent_policy": {"type": "string", "enum": list(CHOICES["absent_policy"]),
                           "default": DEFAULTS["absent_policy"]},

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db.models import F, Min, Q, QuerySet
 
+from games.core.deadlines import bank_of
 from games.core.selectors.loading import days, seats_with_vacations
 from games.models import Game, PendingDecision, Seat
 
@@ -52,6 +53,18 @@ def next_deadlines(game_ids: list) -> dict[Any, Any]:
         return {}
     return dict(PendingDecision.objects.filter(game_id__in=game_ids).values("game_id")
                 .annotate(nearest=Min("deadline")).values_list("game_id", "nearest"))
+
+
+def pending_by_game(games: list[Game]) -> dict[Any, list[PendingDecision]]:
+    """The pending decisions of those of these games under way with a time bank (their seats'
+    clocks: ``summary_payload``), by game id: one query, none without such a game."""
+    ids = [game.pk for game in games if game.status in (Game.Status.ACTIVE, Game.Status.PAUSED)
+           and bank_of(game.options) is not None]
+    out: dict[Any, list[PendingDecision]] = {game_id: [] for game_id in ids}
+    if ids:
+        for row in PendingDecision.objects.filter(game_id__in=ids):
+            out[row.game_id].append(row)
+    return out
 
 
 def seats_by_game(games: list[Game]) -> dict[Any, list[Seat]]:

@@ -11,13 +11,14 @@ from typing import Any
 
 from django.utils import timezone
 
+from games.core import deadlines
 from games.core.catalog import get_game, get_kit
 from games.core.selectors.loading import Loaded
 from games.core.selectors.state import iso
 from games.engine import SPECTATOR
 from games.engine.replay import view_event
 from games.engine.table import fold_table
-from games.models import Game, MoveRecord, Seat
+from games.models import Game, MoveRecord, PendingDecision, Seat
 
 #: How many moves one page of ``/events/`` covers at most.
 EVENTS_PAGE_MOVES = 200
@@ -32,6 +33,35 @@ def players_payload(seats: list[Seat]) -> list[dict[str, Any]]:
     return [{"position": seat.position, "player": seat.name, "is_bot": seat.is_bot,
              "absent": seat.absent, "wants_pause": seat.wants_pause,
              "vacation": bool(getattr(seat, "on_vacation", False))} for seat in seats]
+
+
+def with_clocks(players: list[dict[str, Any]], game: Game, seats: list[Seat],
+                pending: list[PendingDecision] | None) -> list[dict[str, Any]]:
+    """The players (:func:`players_payload`), each with their seat's ``clock``
+    (:func:`clock_payload`; ``None`` in a game without a time bank). ``pending``: the game's
+    pending decisions (``None``: not read, as for a game not under way)."""
+    bank = deadlines.bank_of(game.options)
+    rows = {row.player: row for row in pending or ()}
+    by_position = {seat.position: seat for seat in seats}
+    return [{**player, "clock": clock_payload(bank, game, by_position[player["position"]],
+                                               rows.get(player["position"]))
+             if bank is not None else None} for player in players]
+
+
+def clock_payload(bank: deadlines.Bank, game: Game, seat: Seat,
+                  row: PendingDecision | None) -> dict[str, Any]:
+    """A seat's time bank: ``remaining``, its seconds at ``running_since`` while its clock
+    runs (a decision of the seat is awaited: what its bank had plus the increment, from when
+    the decision began or the game resumed; the clock stops during the player's vacations and
+    runs out at the decision's deadline), else now (``running_since`` null: nothing awaited
+    from the seat, or the game paused). No reader's time in it: the answer changes only when
+    the game does."""
+    if row is not None and game.status in (Game.Status.ACTIVE, Game.Status.PAUSED):
+        if row.remaining is not None or game.status == Game.Status.PAUSED:
+            left = row.remaining if row.remaining is not None else row.clock_seconds
+            return {"remaining": int(left), "running_since": None}
+        return {"remaining": int(row.clock_seconds), "running_since": iso(row.clock_from)}
+    return {"remaining": bank.start(seat.bank_seconds), "running_since": None}
 
 
 def _name(names: dict[int, str], player: Any) -> Any:
@@ -108,7 +138,7 @@ def game_payload(loaded: Loaded, user) -> dict[str, Any]:
     if you is not None:
         # Added to the contract's shape: a client reads the game and moves, one request less.
         you["legal_moves"] = _legal_moves(loaded, player)
-    out = summary_payload(game, loaded.seats)
+    out = summary_payload(game, loaded.seats, loaded.pending if state is not None else None)
     out["state"] = state
     out["you"] = you
     if game.private and player is not None:
@@ -116,8 +146,11 @@ def game_payload(loaded: Loaded, user) -> dict[str, Any]:
     return out
 
 
-def summary_payload(game: Game, seats: list[Seat]) -> dict[str, Any]:
-    """What listings show of a game: no state."""
+def summary_payload(game: Game, seats: list[Seat],
+                    pending: list[PendingDecision] | None = None) -> dict[str, Any]:
+    """What listings show of a game: no state. ``pending``: its pending decisions, for its
+    seats' clocks in a game with a time bank (``games.core.selectors.pending_by_game`` reads
+    those of a list of games)."""
     return {
         "id": str(game.id),
         "game": game.kind,
@@ -129,7 +162,7 @@ def summary_payload(game: Game, seats: list[Seat]) -> dict[str, Any]:
         "seq": game.seq,
         "seats_total": game.seat_count,
         "seats_free": max(0, game.seat_count - len(seats)),
-        "players": players_payload(seats),
+        "players": with_clocks(players_payload(seats), game, seats, pending),
         "winners": list(game.winners or []),
         "created_at": iso(game.created_at),
         "updated_at": iso(game.updated_at),

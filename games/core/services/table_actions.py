@@ -11,6 +11,7 @@ start). A handler changes the rows in memory and says which fields changed
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -69,8 +70,8 @@ def _pause(table: Table, move: dict, seat: Seat | None, pending: list[PendingDec
     table.game.status = Game.Status.PAUSED
     away = selectors.intervals_for_rows(pending)
     for row in pending:
-        ran = deadlines.running_time(away.get(row.user_id, ()), row.clock_from, table.now)
-        row.remaining = max(0, int(row.clock_seconds - ran))
+        row.remaining = int(deadlines.seconds_left(away.get(row.user_id, ()), row.clock_from,
+                                                   row.clock_seconds, None, table.now))
         table.row_changed(row, "remaining")
     table.game_fields.add("status")
 
@@ -107,7 +108,8 @@ def _absent_or_back(table: Table, move: dict, seat: Seat | None,
 
 
 def _extend(table: Table, move: dict, seat: Seat | None, pending: list[PendingDecision]) -> None:
-    """More time for one seat's decision, or for every decision awaited."""
+    """More time for one seat's decision, or for every decision awaited (in a game with a
+    time bank, up to the bank's cap)."""
     player = move.get("player")
     rows = [row for row in pending if player is None or row.player == player]
     if not rows:
@@ -116,12 +118,20 @@ def _extend(table: Table, move: dict, seat: Seat | None, pending: list[PendingDe
                           if player is not None else
                           _("No decision is awaited: there is no deadline to extend."),
                           code="nothing_to_extend")
+    bank = deadlines.bank_of(table.game.options)
+    away = selectors.intervals_for_rows(rows) if bank is not None else {}
     for row in rows:
-        row.given_seconds += move["seconds"]
+        added = move["seconds"]
+        if bank is not None:  # a seat's bank grows up to its cap, no further
+            left = math.ceil(deadlines.seconds_left(
+                away.get(row.user_id, ()) if not row.bot else (), row.clock_from,
+                row.clock_seconds, row.remaining, table.now))
+            added = max(0, bank.extended(left, added) - left)
+        row.given_seconds += added
         if row.remaining is not None:
-            row.remaining += move["seconds"]
+            row.remaining += added
         else:
-            row.clock_seconds += move["seconds"]
+            row.clock_seconds += added
         table.row_changed(row, "given_seconds", "remaining", "clock_seconds")
     table.recompute([row for row in rows if row.remaining is None])
 

@@ -58,9 +58,6 @@ logger = logging.getLogger(__name__)
 
 Actor = MoveRecord.Actor
 
-#: Deadline fallback when a game's options do not name the timer (seconds).
-DEFAULT_TIMEOUT = 86_400
-
 
 def _locked(game_id) -> Game | None:
     return (Game.objects.select_for_update(of=("self",)).select_related("snapshot", "created_by")
@@ -282,11 +279,6 @@ def open_table(game_id, *, expected_seq: int | None = None) -> Table:
     return Table(game=game, seats=seats, _pending=pending)
 
 
-def _timeout(game: Game, timer: str) -> int:
-    value = game.options.get(timer, DEFAULT_TIMEOUT)
-    return value if isinstance(value, int) and value > 0 else DEFAULT_TIMEOUT
-
-
 # --------------------------------------------------------------------------------------------
 # The commit
 
@@ -420,35 +412,55 @@ def _match_pending(tables: list[Table], now: dt.datetime
     what it will be.
 
     A decision still awaited from a player who did not just move keeps its row, its base and
-    its deadline; every other one is replaced by a new row whose clock starts now. A game that
-    ended or was aborted keeps none. Reads the rows (if not read yet) and, only when a human
-    given a new decision may have a vacation ahead, their vacations: at most two queries,
-    whatever the number and the length of the games."""
+    its deadline; every other one is replaced by a new row whose clock starts now, with its
+    running time from the game's speed (:func:`games.core.deadlines.opening_seconds`: its
+    timer, or its seat's time bank, which the rows that go were drawn on first:
+    :func:`_draw_banks`). A game that ended or was aborted keeps none. Reads the rows (if not
+    read yet) and, only when a human given a new decision may have a vacation ahead, their
+    vacations: at most two queries, whatever the number and the length of the games (one more
+    when decisions of a game with a time bank go)."""
     stale: list[PendingDecision] = []
     new: NewRows = []
+    plans: list[tuple[Table, list[tuple[Any, PendingDecision | None]]]] = []
+    drawn: list[tuple[Table, PendingDecision]] = []
     for table in tables:
         game = table.game
+        banked = deadlines.bank_of(game.options) is not None
         if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
             if game.status == Game.Status.ABORTED or table.resync:
                 stale += table.pending
+                if banked and game.status == Game.Status.FINISHED:
+                    drawn += [(table, row) for row in table.pending]
                 table.pending = []
             continue
         if not table.resync:
             continue
-        engine = get_game(game.kind)
-        by_position = {seat.position: seat for seat in table.seats}
         existing = {row.player: row for row in table.pending}
-        kept: list[PendingDecision] = []
-        for wanted in engine.pending(table.state):
+        plan: list[tuple[Any, PendingDecision | None]] = []
+        for wanted in get_game(game.kind).pending(table.state):
             row = existing.pop(wanted.player, None)
             if (row is not None and wanted.player != table.mover and row.seat == wanted.seat
                     and row.decision == wanted.decision):
-                kept.append(row)
+                plan.append((wanted, row))
                 continue
             if row is not None:
                 existing[wanted.player] = row  # replaced: the old row goes
+            plan.append((wanted, None))
+        stale += existing.values()
+        if banked:
+            drawn += [(table, row) for row in existing.values()]
+        plans.append((table, plan))
+    _draw_banks(drawn, now)
+    for table, plan in plans:
+        game = table.game
+        by_position = {seat.position: seat for seat in table.seats}
+        kept: list[PendingDecision] = []
+        for wanted, row in plan:
+            if row is not None:
+                kept.append(row)
+                continue
             seat = by_position[wanted.player]
-            seconds = _timeout(game, wanted.timer)
+            seconds = deadlines.opening_seconds(game.options, wanted.timer, seat.bank_seconds)
             bot = bot_plays(game, seat)
             row = PendingDecision(
                 game_id=game.pk, player=wanted.player, seat=wanted.seat,
@@ -461,7 +473,6 @@ def _match_pending(tables: list[Table], now: dt.datetime
                 row.remaining = seconds
             new.append((table, row, seat))
             kept.append(row)
-        stale += existing.values()
         table.pending = kept
     # One query for the vacations of every human given a new decision who may have one.
     away_users = {seat.user_id: seat.user for _table, row, seat in new
@@ -472,6 +483,31 @@ def _match_pending(tables: list[Table], now: dt.datetime
         if away.get(seat.user_id) and not row.bot:
             deadlines.place(row, away[seat.user_id])
     return new, stale
+
+
+def _draw_banks(drawn: list[tuple[Table, PendingDecision]], now: dt.datetime) -> None:
+    """The decisions of games with a time bank that go (answered, timed out, or closed by
+    others' moves: a simultaneous decision draws on each seat's own bank): each seat keeps
+    what its clock had left (:meth:`games.core.deadlines.Bank.left_after`), in its row
+    (``Seat.bank_seconds``, written with the commit). One query for the vacations of the
+    humans among them (their clocks did not run during them)."""
+    if not drawn:
+        return
+    seats = {(id(table), seat.position): seat for table, _row in drawn for seat in table.seats}
+    humans = [(row, seats.get((id(table), row.player))) for table, row in drawn
+              if row.user_id is not None and not row.bot]
+    away = (selectors.intervals_by_user([seat.user for _row, seat in humans if seat is not None],
+                                        min(row.clock_from for row, _seat in humans))
+            if humans else {})
+    for table, row in drawn:
+        bank = deadlines.bank_of(table.game.options)
+        seat = seats.get((id(table), row.player))
+        if bank is None or seat is None:
+            continue
+        left = deadlines.seconds_left(away.get(row.user_id, ()) if not row.bot else (),
+                                      row.clock_from, row.clock_seconds, row.remaining, now)
+        seat.bank_seconds = bank.left_after(left, 0)
+        table.seat_changed(seat, "bank_seconds")
 
 
 def _pending(tables: list[Table], writes: statements.Writes, new: NewRows,

@@ -49,8 +49,8 @@ from games.engine.options import (
 
 from .cards import COPIES, DECK_SIZE, KINDS, PLAYERS
 
-OPTION_KEYS = ("players", "move_timeout", "challenge_timeout", "absent_after", "absent_policy",
-               "deal", "first_seat", "revision")
+OPTION_KEYS = ("players", "speed", "move_timeout", "challenge_timeout", "bank_initial",
+               "bank_increment", "absent_after", "absent_policy", "deal", "first_seat", "revision")
 
 #: The rules' latest revision, which new games play (rulings E3b and E5).
 REVISION = 2

@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from games.engine import InvalidOptions
+from games.engine.options import BANK_KEYS
 from games.ere_des_masques.rules import GAME as G
 from games.ere_des_masques.rules import KINDS, OPTION_KEYS
 
 from .support import deal
 
 HUGE = [10**5000, -(10**5000), 10**4300, 2**20_000, -(2**64), 10**40]
-DEFAULTS = {"players": 2, "move_timeout": 86400, "challenge_timeout": 43200, "absent_after": 3,
-            "absent_policy": "bot", "revision": 2}
+DEFAULTS = {"players": 2, "speed": "normal", "move_timeout": 86400, "challenge_timeout": 43200,
+            "absent_after": 3, "absent_policy": "bot", "revision": 2}
 
 
 def refuse(options, field, code):
@@ -29,7 +30,7 @@ def test_defaults_fill_every_option():
     assert G.normalize_options({"players": 2}) == DEFAULTS
     assert G.player_count({}) == 2
     assert (G.id, G.min_players, G.max_players) == ("ere_des_masques", 2, 2)
-    assert set(OPTION_KEYS) == {*DEFAULTS, "deal", "first_seat"}
+    assert set(OPTION_KEYS) == {*DEFAULTS, *BANK_KEYS, "deal", "first_seat"}
 
 
 @pytest.mark.parametrize("options", [

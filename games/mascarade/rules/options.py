@@ -4,7 +4,9 @@
 
 ``players`` (4…12, required), ``scenario`` (``"A"``), ``masks`` (the masks in play: the named
 scenario's list, or the custom list as given), ``center`` (center cards), ``challenge_mode``
-(``"sequential"``), ``move_timeout`` (86400), ``challenge_timeout`` (43200), ``log_masks``
+(``"sequential"``), ``speed`` (``"normal"``) with ``move_timeout`` (86400) and
+``challenge_timeout`` (43200), or a time bank's ``bank_initial`` and ``bank_increment``
+(``games.engine.options.speed_options``), ``log_masks``
 (``True``), ``absent_after`` (3), ``absent_policy`` (``"bot"``); ``deal`` and ``first_seat`` only
 when given (otherwise set-up draws them from the seed).
 
@@ -27,6 +29,7 @@ from games.engine.options import (
     choice,
     is_int,
     known_options,
+    speed_options,
     whole_number,
 )
 
@@ -39,9 +42,9 @@ from .data import (
     scenario_problems,
 )
 
-OPTION_KEYS = ("players", "scenario", "masks", "center", "challenge_mode", "move_timeout",
-               "challenge_timeout", "log_masks", "absent_after", "absent_policy", "deal",
-               "first_seat")
+OPTION_KEYS = ("players", "scenario", "masks", "center", "challenge_mode", "speed",
+               "move_timeout", "challenge_timeout", "bank_initial", "bank_increment", "log_masks",
+               "absent_after", "absent_policy", "deal", "first_seat")
 
 CHOICES = {
     "scenario": ("A", "B", "custom"),
@@ -127,8 +130,9 @@ def normalize_options(options: Any) -> dict[str, Any]:
     out["masks"] = masks
     out["center"] = center
     out["challenge_mode"] = _choice(options, "challenge_mode")
-    for key in ("move_timeout", "challenge_timeout", "absent_after"):
-        out[key] = _int(options, key) if key in options else DEFAULTS[key]
+    out.update(speed_options(options))
+    out["absent_after"] = (_int(options, "absent_after") if "absent_after" in options
+                           else DEFAULTS["absent_after"])
     log_masks = options.get("log_masks", DEFAULTS["log_masks"])
     if not isinstance(log_masks, bool):
         raise InvalidOptions("The option 'log_masks' must be true or false.",

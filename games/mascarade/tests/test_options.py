@@ -21,8 +21,8 @@ def refuse(options, field, code):
 def test_defaults_fill_every_option():
     assert M.normalize_options({"players": 8}) == {
         "players": 8, "scenario": "A", "masks": list(SCENARIOS["A"][8]), "center": 0,
-        "challenge_mode": "sequential", "move_timeout": 86400, "challenge_timeout": 43200,
-        "log_masks": True, "absent_after": 3, "absent_policy": "bot",
+        "challenge_mode": "sequential", "speed": "normal", "move_timeout": 86400,
+        "challenge_timeout": 43200, "log_masks": True, "absent_after": 3, "absent_policy": "bot",
     }
     assert M.normalize_options({"players": 4, "scenario": "B"})["center"] == 2
     assert M.normalize_options({"players": 5})["center"] == 1

@@ -58,8 +58,8 @@ from games.engine.options import (
 
 from .cards import BOX_COUNTS, BOX_SIZE, CARDS, MAX_PLAYERS, MIN_PLAYERS
 
-OPTION_KEYS = ("players", "flash", "move_timeout", "challenge_timeout", "absent_after",
-               "absent_policy", "deal", "first_seat", "revision")
+OPTION_KEYS = ("players", "flash", "speed", "move_timeout", "challenge_timeout", "bank_initial",
+               "bank_increment", "absent_after", "absent_policy", "deal", "first_seat", "revision")
 PLAYERS_DEFAULT = 5
 #: The rules' latest revision, which new games play (ruling S6, [SH-16]).
 REVISION = 2

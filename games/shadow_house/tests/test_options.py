@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import InvalidOptions
+from games.engine.options import BANK_KEYS
 from games.shadow_house.rules import GAME as G
 from games.shadow_house.rules import OPTION_KEYS
 from games.shadow_house.rules.cards import BOX
@@ -14,8 +15,8 @@ from games.shadow_house.rules.options import RANGES
 from .support import HANDS4, box
 
 HUGE = [10**5000, -(10**5000), 10**4300, 2**20_000, -(2**64), 10**40]
-DEFAULTS = {"players": 5, "flash": False, "move_timeout": 86400, "challenge_timeout": 43200,
-            "absent_after": 3, "absent_policy": "bot", "revision": 2}
+DEFAULTS = {"players": 5, "flash": False, "speed": "normal", "move_timeout": 86400,
+            "challenge_timeout": 43200, "absent_after": 3, "absent_policy": "bot", "revision": 2}
 ORDER = list(BOX)
 
 
@@ -31,7 +32,7 @@ def refuse(options, field, code):
 def test_defaults_fill_every_option():
     assert G.normalize_options({}) == DEFAULTS == OPTION_DEFAULTS
     assert G.player_count({}) == 5 and G.player_count({"players": 8}) == 8
-    assert set(OPTION_KEYS) == {*DEFAULTS, "deal", "first_seat"}
+    assert set(OPTION_KEYS) == {*DEFAULTS, *BANK_KEYS, "deal", "first_seat"}
     assert RANGES["players"] == (3, 8)
 
 
