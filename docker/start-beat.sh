@@ -2,4 +2,4 @@
 # The Celery beat scheduler: exactly one in a deployment.
 set -eu
 exec celery -A mascarade_site beat --loglevel "${CELERY_LOG_LEVEL:-INFO}" \
-    --schedule /app/var/celerybeat-schedule
+    --schedule "${VAR_DIR:-/app/var}/celerybeat-schedule"

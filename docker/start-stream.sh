@@ -1,13 +1,14 @@
 #!/bin/sh
 # The event streams' server (Server-Sent Events: /api/v1/games/{id}/stream/, /api/v1/me/stream/):
-# the site's ASGI application under uvicorn, beside granian's WSGI workers (start-web.sh); the
-# proxy (nginx.conf) sends it the stream paths only. A stream waits without holding a thread, so
-# one process holds thousands (see the README, "Event streams"); STREAM_WORKERS adds processes.
+# the site's ASGI application under uvicorn on STREAM_HOST:STREAM_PORT (0.0.0.0:8001), beside
+# granian's WSGI workers (start-web.sh); the proxy (nginx.conf) sends it the stream paths only.
+# A stream waits without holding a thread, so one process holds thousands (see the README,
+# "Event streams"); STREAM_WORKERS adds processes.
 # Migrations are the web service's: this one only serves.
 set -eu
 exec uvicorn mascarade_site.asgi:application \
-    --host 0.0.0.0 \
-    --port 8001 \
+    --host "${STREAM_HOST:-0.0.0.0}" \
+    --port "${STREAM_PORT:-8001}" \
     --workers "${STREAM_WORKERS:-1}" \
     --loop uvloop \
     --http httptools \

@@ -5,10 +5,13 @@ pid of the worker that served it, and a free port."""
 from __future__ import annotations
 
 import http.client
+import importlib.util
 import socket
 import subprocess
+import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 #: Answers with the pid of the worker that served the request.
 PID_APP = '''
@@ -65,3 +68,26 @@ def listening(proc: subprocess.Popen, port: int, seconds: float = 60) -> subproc
                 errors = proc.stderr.read().decode()[-2000:] if proc.stderr else ""
                 raise AssertionError(f"no server on port {port}: {errors}") from None
             time.sleep(0.1)
+
+
+def prod_local():
+    """``docker/prod_local.py`` (a script beside the start scripts, not a package's module),
+    imported once."""
+    if "prod_local" not in sys.modules:
+        path = Path(__file__).resolve().parents[2] / "docker" / "prod_local.py"
+        spec = importlib.util.spec_from_file_location("prod_local", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["prod_local"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["prod_local"]
+
+
+def compose_proxy_env() -> dict[str, str]:
+    """The environment the compose file gives its proxy (nginx), which fills in the template
+    ``docker/nginx.conf``."""
+    import yaml
+
+    compose = yaml.safe_load((Path(__file__).resolve().parents[2] / "docker" / "compose.yml")
+                             .read_text())
+    return {name: str(value)
+            for name, value in compose["services"]["proxy"]["environment"].items()}

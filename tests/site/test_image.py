@@ -2,8 +2,9 @@
 
 No Docker engine is needed: the test reads the Dockerfile and does what it does, in a folder of
 its own standing for ``/app``: copies what its ``COPY`` lines copy into the work directory, sets
-its ``ENV``, runs its ``collectstatic`` command (the very text of the ``RUN`` step, through
-``sh``) with nothing else in the environment, then serves that folder with the web service's own
+its ``ENV``, runs its static files' step (the very text of the ``RUN`` step, through ``sh``:
+``docker/build-static.sh``, which ``docker/prod_local.py`` runs too) with nothing else in the
+environment, then serves that folder with the web service's own
 command (``docker/start-web.sh``'s granian) and the environment ``compose.yml`` gives the app
 (its defaults, behind the TLS proxy). The pages must answer 200 in English and in French, and
 every static file they link to must be served, under its hashed name (the manifest storage).
@@ -97,13 +98,18 @@ def copy_like_the_image(app: Path) -> None:
                 shutil.copy2(path, target)
 
 
-def collectstatic_command() -> str:
-    """The ``collectstatic`` command of the Dockerfile's ``RUN`` steps, as written there (the
-    ``&&``-separated command of its step that names it)."""
+def build_static_command() -> str:
+    """The command of the Dockerfile's ``RUN`` steps that builds the static files, as written
+    there (the ``&&``-separated command of its step that runs ``build-static.sh``), the script
+    taken from ``docker/``, which a ``COPY`` line copies where the command finds it."""
     found = [part.strip() for keyword, rest in instructions() if keyword == "RUN"
-             for part in rest.split("&&") if "manage.py collectstatic" in part]
+             for part in rest.split("&&") if "build-static.sh" in part]
     assert len(found) == 1, found
-    return found[0]
+    script = next(word for word in shlex.split(found[0]) if word.endswith("build-static.sh"))
+    copied = [dest for keyword, rest in instructions() if keyword == "COPY"
+              for *sources, dest in [shlex.split(rest)] if "docker/build-static.sh" in sources]
+    assert copied and script == copied[0].rstrip("/") + "/build-static.sh", (script, copied)
+    return found[0].replace(script, str(ROOT / "docker" / "build-static.sh"))
 
 
 def compose_app_env() -> dict[str, str]:
@@ -127,7 +133,7 @@ def test_the_image_serves_its_pages_and_their_static_files(tmp_path):
             "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     image = image_env(app)
     # The build: nothing but the image's own environment, in the work directory.
-    built = subprocess.run(["sh", "-c", collectstatic_command()], cwd=app, env={**bare, **image},
+    built = subprocess.run(["sh", "-c", build_static_command()], cwd=app, env={**bare, **image},
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr[-3000:]
 

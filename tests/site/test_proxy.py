@@ -1,5 +1,6 @@
 """The compose file's proxy as it runs: ``docker/nginx.conf`` served by nginx (Debian's), its
-upstreams pointed at a stand-in that holds every stream open. One client address holds at most
+template filled in as ``docker/prod_local.py`` fills it, its upstreams pointed at a stand-in
+that holds every stream open. One client address holds at most
 the ``limit_conn`` of the stream paths; past it, 429 with the API's error body and Retry-After,
 while the other paths are not held back; a stream closed frees its place.
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from .servers import free_port, listening
+from .servers import free_port, listening, prod_local
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "docker" / "nginx.conf"
@@ -74,12 +75,11 @@ def proxy(tmp_path):
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     address = f"127.0.0.1:{upstream.server_address[1]}"
     port = free_port()
-    conf = CONF.read_text()
-    for old, new in (("server web:8000;", f"server {address};"),
-                     ("server stream:8001;", f"server {address};"),
-                     ("listen 8080;", f"listen 127.0.0.1:{port};")):
-        assert conf.count(old) == 1, old
-        conf = conf.replace(old, new)
+    conf = prod_local().render_template(CONF.read_text(), {
+        "NGINX_LISTEN": f"127.0.0.1:{port}",
+        "NGINX_WEB_SERVERS": f"server {address};",
+        "NGINX_STREAM_SERVERS": f"server {address};",
+    })
     (tmp_path / "default.conf").write_text(conf)
     user = "user root;\n" if os.geteuid() == 0 else ""
     temp = "".join(f"{kind}_temp_path {tmp_path / kind};\n"

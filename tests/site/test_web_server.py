@@ -18,7 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from .servers import PID_APP, assert_kept_alive_and_spread, free_port, listening
+from .servers import (
+    PID_APP,
+    assert_kept_alive_and_spread,
+    compose_proxy_env,
+    free_port,
+    listening,
+    prod_local,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,7 +121,8 @@ def test_an_idle_connection_outlives_nginxs_own():
     connection to web (``keepalive_timeout`` of its ``upstream web``)."""
     args = start_web_command(8000)
     timeout_ms = int(args[args.index("--http1-header-read-timeout") + 1])
-    nginx = (ROOT / "docker" / "nginx.conf").read_text()
+    nginx = prod_local().render_template((ROOT / "docker" / "nginx.conf").read_text(),
+                                         compose_proxy_env())
     upstream = nginx[nginx.index("upstream web {"):]
     upstream = upstream[:upstream.index("}")]
     nginx_s = int(re.search(r"keepalive_timeout (\d+)s;", upstream).group(1))
