@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import random
+import subprocess
 import sys
 import time
 import uuid
@@ -119,9 +121,9 @@ class Copier:
 
     def add(self, **values: Any) -> None:
         row = []
-        for f, json in zip(self.fields, self.json, strict=True):
+        for f, as_json in zip(self.fields, self.json, strict=True):
             value = values[f.attname] if f.attname in values else self.defaults[f.attname]
-            if json and value is not None:
+            if as_json and value is not None:
                 value = orjson.dumps(value).decode()
             row.append(value)
         self.rows.append(tuple(row))
@@ -338,8 +340,41 @@ def make_game(number: int, planned: dict[str, Any], name: str, batch: Batch,
     return len(moves)
 
 
-def fill(args) -> None:
+def sizes(args) -> tuple[int, int, int, int]:
+    """Finished, active and open games, and users, for these arguments."""
+    total = max(1, round(GAMES * args.scale))
+    active = round(total * args.active) if args.active < 1 else int(args.active)
+    open_ = round(total * args.open) if args.open < 1 else int(args.open)
+    return total, active, open_, max(10, round(args.users * min(1.0, max(args.scale, 0.05))))
+
+
+def make_users(args) -> None:
+    """The fill's users, if not there yet (one transaction)."""
     from django.contrib.auth.hashers import make_password
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from accounts.models import User
+
+    started = time.perf_counter()
+    user_count = sizes(args)[3]
+    names = [username(rank) for rank in range(user_count)]
+    with transaction.atomic(), connection.cursor() as cursor:
+        have = set(User.objects.filter(username__in=names).values_list("username", flat=True))
+        if len(have) < user_count:
+            password = make_password("fill-password")
+            users = Copier(User)
+            joined = timezone.now() - dt.timedelta(days=800)
+            for name, key in zip([n for n in names if n not in have],
+                                 reserve_ids(cursor, User, user_count - len(have)), strict=True):
+                users.add(id=key, username=name, password=password, email=f"{name}@example.org",
+                          is_active=True, date_joined=joined)
+            users.write(cursor)
+    print(f"{user_count:,} users ({time.perf_counter() - started:.1f} s)", flush=True)
+
+
+def write_games(args, part: int, parts: int) -> dict[str, int]:
+    """The games of batches ``part``, ``part + parts``... not written yet; what was written."""
     from django.db import connection, transaction
     from django.utils import timezone
 
@@ -347,48 +382,27 @@ def fill(args) -> None:
     from games import models as m
 
     now = timezone.now()
-    total = max(1, round(GAMES * args.scale))
-    active = round(total * args.active) if args.active < 1 else int(args.active)
-    open_ = round(total * args.open) if args.open < 1 else int(args.open)
-    user_count = max(10, round(args.users * min(1.0, max(args.scale, 0.05))))
-    started = time.perf_counter()
-    with transaction.atomic(), connection.cursor() as cursor:
-        names = [username(rank) for rank in range(user_count)]
-        have = set(User.objects.filter(username__in=names).values_list("username", flat=True))
-        if len(have) < user_count:
-            password = make_password("fill-password")
-            users = Copier(User)
-            for name, key in zip([n for n in names if n not in have],
-                                 reserve_ids(cursor, User, user_count - len(have)), strict=True):
-                users.add(id=key, username=name, password=password, email=f"{name}@example.org",
-                          is_active=True, date_joined=now - dt.timedelta(days=800),
-                          first_name="", last_name="", is_staff=False, is_superuser=False)
-            users.write(cursor)
+    total, active, open_, user_count = sizes(args)
+    names = [username(rank) for rank in range(user_count)]
     by_name = dict(User.objects.filter(username__in=names).values_list("username", "id"))
     users = [by_name[name] for name in names]
     players = Players(users)
     id_names = {key: name for name, key in by_name.items()}
-    print(f"{user_count:,} users ({time.perf_counter() - started:.1f} s)", flush=True)
-
     numbers = list(range(total + active + open_))
     statuses = ["finished"] * total + ["active"] * active + ["open"] * open_
     # Each game's name: "<creator> #<n>", their n-th game (as the lobby names them).
-    plans_started = time.perf_counter()
     game_names: list[str] = []
     created_counts: dict[int, int] = {}
     for number in numbers:
         creator = plan(number, players, users)["seat_users"][0]
         created_counts[creator] = created_counts.get(creator, 0) + 1
         game_names.append(f"{id_names[creator]} #{created_counts[creator]}")
-    print(f"{len(numbers):,} games planned ({time.perf_counter() - plans_started:.1f} s)",
-          flush=True)
-    written = {"games": 0, "moves": 0, "rows": 0}
-    skipped = 0
+    written = {"games": 0, "moves": 0, "rows": 0, "skipped": 0}
     started = time.perf_counter()
-    for start in range(0, len(numbers), args.batch):
+    for start in range(part * args.batch, len(numbers), parts * args.batch):
         chunk = numbers[start:start + args.batch]
         if m.Game.objects.filter(pk=game_id(chunk[0])).exists():
-            skipped += len(chunk)
+            written["skipped"] += len(chunk)
             continue
         batch = Batch(m)
         with transaction.atomic(), connection.cursor() as cursor:
@@ -403,17 +417,49 @@ def fill(args) -> None:
         written["moves"] += moves
         written["rows"] += sum(counts.values())
         elapsed = time.perf_counter() - started
-        print(f"  {start + len(chunk):,}/{len(numbers):,} games  {written['moves']:,} moves  "
-              f"{written['rows'] / elapsed:,.0f} rows/s  {written['moves'] / elapsed:,.0f} "
-              f"moves/s", flush=True)
-    if skipped:
-        print(f"{skipped:,} games were there already (a run before): left as they were")
+        print(f"  [{part + 1}/{parts}] games {start:,} to {start + len(chunk) - 1:,} of "
+              f"{len(numbers):,}: {written['moves']:,} moves, {written['rows'] / elapsed:,.0f} "
+              f"rows/s, {written['moves'] / elapsed:,.0f} moves/s", flush=True)
+    return written
+
+
+def fill(args) -> None:
+    """The users, then the games by ``args.workers`` processes (each a share of the batches),
+    then the planner's statistics."""
+    from django.db import connection
+
+    from accounts.models import User
+    from games import models as m
+
+    make_users(args)
+    started = time.perf_counter()
+    if args.workers > 1:
+        procs = [subprocess.Popen([sys.executable, __file__, *sys.argv[1:], "--part", str(n)],
+                                  stdout=subprocess.PIPE, text=True)
+                 for n in range(args.workers)]
+        results = []
+        for proc in procs:
+            lines = []
+            for line in proc.stdout:
+                lines.append(line)
+                if line.startswith("  ["):
+                    print(line, end="", flush=True)
+            if proc.wait():
+                raise SystemExit("a worker of the fill failed")
+            results.append(json.loads(lines[-1]))
+        written = {key: sum(r[key] for r in results) for key in results[0]}
+    else:
+        written = write_games(args, 0, 1)
+    if written["skipped"]:
+        print(f"{written['skipped']:,} games were there already (a run before): left as they "
+              f"were")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     elapsed = time.perf_counter() - started
     rate = written["rows"] / max(elapsed, 1e-9)
     print(f"written: {written['games']:,} games, {written['moves']:,} move records, "
-          f"{written['rows']:,} rows in {elapsed:.0f} s ({rate:,.0f} rows/s)")
+          f"{written['rows']:,} rows in {elapsed:.0f} s ({rate:,.0f} rows/s, "
+          f"{written['moves'] / max(elapsed, 1e-9):,.0f} move records/s)")
     with connection.cursor() as cursor:
         for model in (m.Game, m.Seat, m.MoveRecord, m.Snapshot, m.ChatMessage, m.Notification,
                       m.PendingDecision, User):
@@ -469,11 +515,18 @@ def main() -> None:
                         help="open games: a share of the finished (below 1) or a number "
                              "(default 0.002)")
     parser.add_argument("--batch", type=int, default=1000, help="games per transaction")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="processes writing games side by side (default 2)")
+    parser.add_argument("--part", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--check", type=int, default=0,
                         help="then read this many games back through the site")
     parser.add_argument("--database", default=os.environ.get("BENCH_DATABASE_URL",
                                                              DEFAULT_DATABASE))
     args = parser.parse_args()
+    if args.part is not None:  # (one of the workers of :func:`fill`)
+        setup_django(args.database)
+        print(json.dumps(write_games(args, args.part, args.workers)))
+        return
     create_database(args.database)
     setup_django(args.database)
     from django.core.management import call_command
