@@ -73,6 +73,14 @@ class Game(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The least reliability (a percentage, ``games.ratings``) a player needs to join, set by the
+    # creator; null: anyone may join. Players invited back to a rematch join whatever theirs.
+    min_reliability = models.PositiveSmallIntegerField(_("minimum reliability"), null=True,
+                                                       blank=True)
+    # The table its players opened to play this finished game again ("play again": one per
+    # game, whoever asks first; ``services.rematch``).
+    rematch = models.OneToOneField("self", on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="rematch_of")
 
     class Meta:
         ordering = ["-created_at"]
@@ -147,6 +155,31 @@ class Seat(models.Model):
         if self.user_id is not None:
             return self.user.username
         return f"Bot {self.position + 1}"
+
+
+class Invitation(models.Model):
+    """A seat of an open game kept for one player, who was asked to come (a rematch invites the
+    finished game's players back to their seats): only they may take it; they join without the
+    invite code, whatever the game's minimum reliability. Declining frees the seat."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="invitations")
+    position = models.PositiveSmallIntegerField()
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="invitation_unique_user"),
+            models.UniqueConstraint(fields=["game", "position"],
+                                    name="invitation_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} invited to {self.game_id} #{self.position}"
 
 
 class MoveRecord(models.Model):
@@ -302,6 +335,7 @@ class Notification(models.Model):
         POWER = "power", _("power decision")
         REMINDER = "reminder", _("deadline near")
         STARTED = "started", _("game started")
+        INVITED = "invited", _("invited to play again")
         ENDED = "ended", _("game ended")
         ABSENT = "absent", _("marked absent")
         MODERATION = "moderation", _("moderator's action")

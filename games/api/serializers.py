@@ -84,6 +84,11 @@ class GameCreateIn(serializers.Serializer):
         help_text="Seats after the creator's filled with bots at once (an addition to API.md).")
     bot_kind = CatalogChoiceField(catalog.bot_kinds, required=False,
                                        default=DEFAULT_BOT_KIND)
+    min_reliability = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=100,
+        help_text="Only players whose reliability (the share of their decisions taken in "
+                  "time, in percent) is at least this may join; null or 0: anyone. Players "
+                  "invited back by a rematch join whatever theirs.")
 
 
 class JoinIn(serializers.Serializer):
@@ -197,6 +202,12 @@ class GameSummaryOut(serializers.Serializer):
     updated_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    min_reliability = serializers.IntegerField(
+        allow_null=True, help_text="The reliability (percent) a player needs to join; null: "
+                                   "anyone.")
+    rematch = serializers.UUIDField(
+        allow_null=True, help_text="A finished game played again: the new table's id (POST "
+                                   "`/games/{id}/rematch/`); null until a player asks.")
 
 
 class MyGameSummaryOut(GameSummaryOut):

@@ -30,6 +30,7 @@ urlpatterns = [
     path("games/", views.GamesView.as_view(), name="api-games"),
     path("games/<uuid:id>/join/", views.JoinView.as_view(), name="api-game-join"),
     path("games/<uuid:id>/leave/", views.LeaveView.as_view(), name="api-game-leave"),
+    path("games/<uuid:id>/rematch/", views.RematchView.as_view(), name="api-game-rematch"),
     path("games/<uuid:id>/bots/", views.BotsView.as_view(), name="api-game-bots"),
     path("games/<uuid:id>/legal-moves/", views.LegalMovesView.as_view(),
          name="api-game-legal-moves"),

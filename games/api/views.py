@@ -108,7 +108,7 @@ class GamesView(APIView):
         outcome = services.create_game(
             request.user, data["game"], data["options"], private=data["private"],
             bots=data["bots"], bot_kind=data["bot_kind"], name=data.get("name"),
-            idem=idempotency(request))
+            min_reliability=data["min_reliability"], idem=idempotency(request))
         return Response(outcome.body, status=201)
 
 
@@ -147,6 +147,24 @@ class JoinView(APIView):
     def post(self, request, id):
         data = validated(s.JoinIn, request.data)
         return Response(services.join_game(request.user, id, data.get("invite_code")))
+
+
+class RematchView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="games_rematch", parameters=[GAME_ID], request=None,
+        responses={201: OpenApiResponse(s.GameOut, description="the new table, made now"),
+                   200: OpenApiResponse(s.GameOut, description="the new table another "
+                                                               "player made: your seat "
+                                                               "there is taken"),
+                   403: error("`forbidden`: only the game's players ask"),
+                   409: error("`game_not_active`: the game is not finished")},
+        summary="Play a finished game again: a new table with the same game and options, "
+                "its players invited back")
+    def post(self, request, id):
+        body, made = services.rematch(request.user, id)
+        return Response(body, status=201 if made else 200)
 
 
 class LeaveView(APIView):

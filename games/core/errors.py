@@ -94,6 +94,24 @@ class GameFull(Conflict):
     default_message = gettext_noop("Every seat of this game is taken.")
 
 
+class ReliabilityTooLow(Forbidden):
+    """The game's creator asked for a reliability (the share of decisions a player took in
+    time, ``games.ratings``) that the player who would join does not have."""
+
+    code = "reliability_too_low"
+
+    def __init__(self, least: int, yours: int | None):
+        if yours is None:
+            message = gettext("This game is for players with a reliability of at least "
+                              "%(least)d%%, and you have none yet: finish a few games "
+                              "first.") % {"least": least}
+        else:
+            message = gettext("This game is for players with a reliability of at least "
+                              "%(least)d%%; yours is %(yours)d%%.") % {"least": least,
+                                                                       "yours": yours}
+        super().__init__(message, min_reliability=least, reliability=yours)
+
+
 class AlreadySeated(Conflict):
     code = "already_seated"
     default_message = gettext_noop("You already have a seat in this game.")

@@ -97,6 +97,16 @@ class GameChanged:
 
 
 @dataclass(frozen=True)
+class PlayersInvited:
+    """Players were asked to a new table (``invitations``: their ``Invitation`` rows), by
+    ``by`` (a finished game's player asking to play it again)."""
+
+    game: Any
+    invitations: Sequence[Any]
+    by: Any
+
+
+@dataclass(frozen=True)
 class ChatChanged:
     """A table's chat changed: a message written, hidden or shown again."""
 

@@ -268,20 +268,31 @@ class GameOptionsForm(forms.Form):
                                  required=False)
     bots = forms.TypedChoiceField(label=gettext_lazy("Bots to add now"), coerce=int, initial=0,
                                   choices=[(n, n) for n in range(0, 12)])
+    min_reliability = forms.TypedChoiceField(
+        label=gettext_lazy("Players who may join"), coerce=int, empty_value=None,
+        required=False, initial="", choices=[("", gettext_lazy("anyone"))],
+        help_text=gettext_lazy("A player's reliability is the share of their decisions taken "
+                               "in time over 90 days; it shows beside their name at every "
+                               "table."))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         most = self.kit.rules.max_players - 1
         self.fields["bots"].choices = [(n, n) for n in range(0, most + 1)]
+        self.fields["min_reliability"].choices = [("", _("anyone")), *(
+            (n, _("reliability %(n)d%% or more") % {"n": n})
+            for n in (50, 60, 70, 75, 80, 85, 90, 95))]
         # The name first, whatever order the game's own form gives its fields.
         self.order_fields(["name", *(f for f in self.fields if f != "name")])
 
     def options(self) -> dict[str, Any]:
-        """The game's options from the cleaned fields: every field but the name, privacy and
-        bots, those left empty omitted (a kit's form overrides this where its fields are not
+        """The game's options from the cleaned fields: every field but the name, privacy,
+        bots and the minimum reliability, those left empty omitted (a kit's form overrides this
+        where its fields are not
         options one for one)."""
         return {name: value for name, value in self.cleaned_data.items()
-                if name not in ("name", "private", "bots") and value not in (None, "")}
+                if name not in ("name", "private", "bots", "min_reliability")
+                and value not in (None, "")}
 
     def clean(self):
         data = super().clean()

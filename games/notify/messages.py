@@ -74,6 +74,16 @@ def game_url(game_id) -> str:
     return f"{settings.SITE_URL}/games/{game_id}/"
 
 
+def _link(note: Notification) -> str:
+    """The mail's link: its game's page (an invitation to a private table with its invite
+    code: the invited player has no seat there yet), else the site."""
+    if note.game_id is None:
+        return settings.SITE_URL + "/"
+    if note.kind == Kind.INVITED and note.game.private:
+        return f"{game_url(note.game_id)}?invite={note.game.invite_code}"
+    return game_url(note.game_id)
+
+
 #: The mails about one game to one player: they share one subject and one conversation.
 THREADED_KINDS = (*DECISION_KINDS, Kind.REMINDER, Kind.STARTED, Kind.ENDED, Kind.ABSENT,
                   Kind.MAIL_REPLY)
@@ -106,6 +116,13 @@ def _subject_and_lines(note: Notification, folded: list[Notification]
     elif note.kind == Kind.STARTED:
         subject = _("%(game)s has started") % {"game": label}
         lines = [_("Every seat is taken: the game has started.")]
+    elif note.kind == Kind.INVITED:
+        by = ctx.get("by") or "?"
+        subject = _("%(player)s asks you to play again") % {"player": by}
+        lines = [_("%(player)s opened a new table to play again, with the same game and "
+                   "options: your seat there is kept for you.") % {"player": by},
+                 _("Take it on the game's page; the game starts when every invited player has "
+                   "sat down.")]
     elif note.kind == Kind.ENDED:
         winners = ", ".join(str(w) for w in ctx.get("winners", []))
         subject = _("%(game)s is over") % {"game": label}
@@ -344,7 +361,7 @@ def build_email(note: Notification, folded: list[Notification] | None = None
         context: dict[str, Any] = {
             "user": user, "lines": lines, "subject": subject, "sections": sections,
             "headline": headline,
-            "game_url": game_url(note.game_id) if note.game_id else settings.SITE_URL + "/",
+            "game_url": _link(note),
             "profile_url": settings.SITE_URL + reverse("profile"),
             "unsubscribe_url": unsubscribe, "listing": listing,
         }

@@ -144,6 +144,18 @@ def marked_absent(event: events.SeatAbsent) -> None:
                          context={"policy": game.options.get("absent_policy", "bot")})])
 
 
+@events.subscribe(events.PlayersInvited)
+def players_invited(event: events.PlayersInvited) -> None:
+    """Each player invited to a new table is told who asks them and where to sit down (unless
+    they switched email off): once per table and player."""
+    game, now = event.game, timezone.now()
+    by = getattr(event.by, "username", "")
+    _queue([Notification(user_id=row.user_id, game_id=game.pk, kind=Kind.INVITED,
+                         dedupe_key=f"invited:{game.pk}:{row.user_id}", next_attempt_at=now,
+                         context={"by": by})
+            for row in event.invitations if row.user.notify_email])
+
+
 def moderation_message(users, subject: str, body: str, *, cause: str, game=None,
                        **params: Any) -> None:
     """A moderator's action told to ``users`` (a seat given away, a game aborted, an account

@@ -39,7 +39,8 @@ def create(request):
         try:
             outcome = services.create_game(request.user, kit.id, form.options(),
                                            private=data["private"], bots=data["bots"],
-                                           name=data.get("name"))
+                                           name=data.get("name"),
+                                           min_reliability=data.get("min_reliability"))
         except (ApplicationError, EngineError) as exc:
             form.add_error(None, text_of(exc, kit))
         else:

@@ -18,14 +18,15 @@ from games.web.clock import time_left
 def home(request):
     """The games this site serves; the viewer's games awaiting them first; open games to
     join."""
-    mine = []
+    mine, invitations = [], []
     if request.user.is_authenticated:
         mine = your_games(request.user, selectors.games_of(request.user).exclude(
             status__in=["finished", "aborted"])[:10])
+        invitations = selectors.invitations_of(request.user)
     open_games = list(selectors.public_games("open")[:10])
     seats = selectors.seats_by_game(open_games)
     return render(request, "home.html", {
-        "mine": mine, "kits": catalog.kits(),
+        "mine": mine, "kits": catalog.kits(), "invitations": invitations,
         "open_games": [{**selectors.summary_payload(g, seats[g.pk]),
                         "kit": catalog.find_kit(g.kind)} for g in open_games]})
 

@@ -133,7 +133,19 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         "report_reasons": _report_reasons(),
         "others": [s.user.username for s in loaded.seats
                    if s.user_id is not None and (me is None or s.position != me)],
+        **_invitations(loaded, user),
     }
+
+
+def _invitations(loaded: selectors.Loaded, user) -> dict[str, Any]:
+    """An open table's players invited back (a rematch) who have not sat down yet, and whether
+    the viewer is one of them: one query, for open tables only."""
+    if loaded.game.status != Game.Status.OPEN:
+        return {"invited": [], "my_invitation": False}
+    waiting = selectors.invited_to(loaded.game, loaded.seats)
+    return {"invited": [row.user.username for row in waiting],
+            "my_invitation": user.is_authenticated and any(row.user_id == user.pk
+                                                           for row in waiting)}
 
 
 def _report_reasons():

@@ -74,6 +74,32 @@ def join(request, game_id):
 
 @login_required
 @require_POST
+def rematch(request, game_id):
+    """"Play again" at a finished game: to the new table (made now, or by another player, the
+    seat kept there taken), or back to the game with the refusal."""
+    try:
+        body, made = services.rematch(request.user, game_id)
+    except NotFound as exc:
+        raise Http404(text_of(exc)) from exc
+    except ApplicationError as exc:
+        messages.error(request, text_of(exc))
+        return redirect("game", game_id)
+    messages.success(request, _("A new table is open: your players are invited back to it. "
+                                "The game starts when they have all sat down.") if made else
+                     _("Here is the table where this game is played again."))
+    return redirect("game", body["id"])
+
+
+@login_required
+@require_POST
+def decline(request, game_id):
+    """An invited player declines: the seat kept for them is free."""
+    return _act(request, game_id, lambda: services.decline_invitation(request.user, game_id),
+                _("You declined the invitation: your seat is free for others."))
+
+
+@login_required
+@require_POST
 def leave(request, game_id):
     return _act(request, game_id, lambda: services.leave_game(request.user, game_id),
                 _("You left the game."))

@@ -30,6 +30,8 @@ from games.core.selectors.chat import (
 from games.core.selectors.listings import (
     awaited_by_game,
     games_of,
+    invitations_of,
+    invited_to,
     next_deadlines,
     pending_by_game,
     public_games,
@@ -107,6 +109,8 @@ __all__ = [
     "interval",
     "intervals_by_user",
     "intervals_for_rows",
+    "invitations_of",
+    "invited_to",
     "iso",
     "latest_chat",
     "legal_moves_for",

@@ -9,7 +9,7 @@ from django.db.models import F, Min, Q, QuerySet
 
 from games.core.deadlines import bank_of
 from games.core.selectors.loading import days, seats_with_vacations
-from games.models import Game, PendingDecision, Seat
+from games.models import Game, Invitation, PendingDecision, Seat
 
 
 def public_games(status: str | None = None, kind: str | None = None) -> QuerySet[Game]:
@@ -88,3 +88,19 @@ def awaited_by_game(game_ids: list) -> dict[Any, list[int]]:
                             .order_by("game_id", "seat").values_list("game_id", "player")):
         out.setdefault(game_id, []).append(player)
     return out
+
+
+def invitations_of(user) -> list[Any]:
+    """The open tables ``user`` is invited to and has not sat down at (a rematch's), newest
+    first, each with its game (``invitation.game``) and who invited them: one query."""
+    return list(Invitation.objects.filter(user=user, game__status=Game.Status.OPEN)
+                .exclude(game__seats__user=user)
+                .select_related("game", "invited_by").order_by("-created_at")[:20])
+
+
+def invited_to(game: Game, seats: list[Seat]) -> list[Any]:
+    """The players invited to ``game`` (seats kept for them) who have not sat down, by
+    position, with their users: one query."""
+    seated = {seat.user_id for seat in seats}
+    return [row for row in Invitation.objects.filter(game=game).select_related("user")
+            .order_by("position") if row.user_id not in seated]

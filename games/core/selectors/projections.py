@@ -168,6 +168,8 @@ def summary_payload(game: Game, seats: list[Seat],
         "updated_at": iso(game.updated_at),
         "started_at": iso(game.started_at),
         "finished_at": iso(game.finished_at),
+        "min_reliability": game.min_reliability,
+        "rematch": str(game.rematch_id) if game.rematch_id else None,
     }
 
 

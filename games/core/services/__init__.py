@@ -6,6 +6,7 @@ One module per concern, over one locked write core (:mod:`.core`):
   commit: records, snapshot, version, pending decisions, outbox, after-commit work;
 - :mod:`.moves` — a move from a client, a bot, a timeout, a moderator;
 - :mod:`.lobby` — creating, joining, leaving, bots filling seats, the start;
+- :mod:`.rematch` — "play again": a finished game's new table, its players invited back;
 - :mod:`.table` — table actions (pause, absent, replace, extend, abort…) and a player's requests
   about their seat;
 - :mod:`.deadlines` — timeouts and the sweep's share of them;
@@ -39,10 +40,12 @@ from games.core.services.lobby import (
     STAFF_OPTIONS,
     add_bots,
     create_game,
+    decline_invitation,
     join_game,
     leave_game,
 )
 from games.core.services.moves import submit_move
+from games.core.services.rematch import rematch
 from games.core.services.snapshots import refresh as refresh_snapshot
 from games.core.services.table import (
     apply_table_move,
@@ -68,6 +71,7 @@ __all__ = [
     "come_back",
     "create_game",
     "declare_vacation",
+    "decline_invitation",
     "due_game_ids",
     "fan_out_due_deadlines",
     "forget_old_keys",
@@ -80,6 +84,7 @@ __all__ = [
     "play_timeout",
     "play_timeout_now",
     "refresh_snapshot",
+    "rematch",
     "request_pause",
     "resolve_due_deadlines",
     "resolve_games",

@@ -17,11 +17,19 @@ from django.utils.translation import ngettext
 
 from games.core import events, selectors
 from games.core.catalog import bot_kinds, get_game
-from games.core.errors import AlreadySeated, Forbidden, GameFull, GameNotActive, Invalid, NotFound
+from games.core.errors import (
+    AlreadySeated,
+    Forbidden,
+    GameFull,
+    GameNotActive,
+    Invalid,
+    NotFound,
+    ReliabilityTooLow,
+)
 from games.core.services import idempotency
 from games.core.services.bots import DEFAULT_BOT_KIND
 from games.core.services.write import Table, commit, lock
-from games.models import NAME_MAX_LENGTH, Game, Seat
+from games.models import NAME_MAX_LENGTH, Game, Invitation, Seat
 
 #: Options only staff may set (API.md "Mascarade options").
 STAFF_OPTIONS = ("deal", "first_seat")
@@ -79,6 +87,17 @@ def game_name(name: Any) -> str:
     return name
 
 
+def least_reliability(value: Any) -> int | None:
+    """A minimum reliability a creator asks for: a whole percentage from 1 to 100, or none
+    (``None``, or 0: anyone may join)."""
+    if value is None or value == 0:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 100:
+        raise Invalid({"min_reliability": [_(
+            "The minimum reliability is a whole percentage from 0 to 100.")]})
+    return value
+
+
 def _default_name(user) -> str:
     """A new game's name when its creator gives none: "<creator> #<n>", their n-th game (the
     creator's row is locked meanwhile: two games created at once get two numbers)."""
@@ -88,11 +107,14 @@ def _default_name(user) -> str:
 
 def create_game(user, kind: str, options: Any, *, private: bool = False, bots: int = 0,
                 bot_kind: str = DEFAULT_BOT_KIND, name: str | None = None,
+                min_reliability: int | None = None,
                 idem: idempotency.Idempotency | None = None) -> idempotency.Outcome:
     """A new game with ``user`` at seat 0 (and ``bots`` bot seats after it), named ``name``
-    (default: :func:`_default_name`); its payload as the creator sees it."""
+    (default: :func:`_default_name`), joined only by players whose reliability is at least
+    ``min_reliability`` percent (``None``: anyone); its payload as the creator sees it."""
     engine = get_game(kind)
     name = game_name(name)
+    min_reliability = least_reliability(min_reliability)
     if isinstance(options, dict) and not user.is_staff:
         staff_only = [key for key in STAFF_OPTIONS if key in options]
         if staff_only:
@@ -115,7 +137,7 @@ def create_game(user, kind: str, options: Any, *, private: bool = False, bots: i
                 kind=engine.id, name=name or _default_name(user), options=normalized,
                 seed=secrets.randbits(63), private=private,
                 invite_code=secrets.token_urlsafe(9) if private else "", created_by=user,
-                seat_count=count)
+                seat_count=count, min_reliability=min_reliability)
             seats = [Seat.objects.create(game=game, position=0, user=user)]
             if bots:
                 seats += Seat.objects.bulk_create(_bot_seats(game, list(range(1, bots + 1)),
@@ -128,26 +150,66 @@ def create_game(user, kind: str, options: Any, *, private: bool = False, bots: i
     return idempotency.once(idem, work)
 
 
+def _kept_for_others(game: Game, user) -> dict[int, int]:
+    """The seats of ``game`` kept for invited players who have not sat down, by position: the
+    invited user's id (``user``'s own invitation excluded)."""
+    return dict(Invitation.objects.filter(game=game).exclude(user_id=getattr(user, "pk", None))
+                .exclude(user__seats__game=game).values_list("position", "user_id"))
+
+
 def join_game(user, game_id, invite_code: str | None = None) -> dict[str, Any]:
-    """Seat ``user`` at the lowest free seat; the game starts when the last one is filled."""
+    """Seat ``user`` at the lowest free seat (an invited player at the seat kept for them);
+    the game starts when the last one is filled. A player below the game's minimum
+    reliability is refused (:class:`~games.core.errors.ReliabilityTooLow`), unless invited."""
     with transaction.atomic():
         game = lock(game_id)
         seats = selectors.seats_of(game)
         if any(seat.user_id == user.pk for seat in seats):
             raise AlreadySeated()
-        if game.private and not invite_matches(game, invite_code):
+        invitation = Invitation.objects.filter(game=game, user=user).first()
+        if game.private and invitation is None and not invite_matches(game, invite_code):
             if not selectors.can_see(game, seats, user):  # (as for reading it)
                 raise NotFound(_("No such game."))
             raise Forbidden(_("This game is private: joining it needs its invite code."))
-        free = _free_positions(game, seats)
+        kept = _kept_for_others(game, user)
+        free = [p for p in _free_positions(game, seats) if p not in kept]
+        if invitation is not None and invitation.position in _free_positions(game, seats):
+            free = [invitation.position]
         if not free:
+            if kept and game.status == Game.Status.OPEN:
+                raise GameFull(_("Every free seat of this game is kept for a player invited "
+                                 "back to it."))
             raise GameFull()
         if game.status != Game.Status.OPEN:
             raise GameNotActive(_("This game is %(status)s: it takes no new players.") % {
                 "status": game.get_status_display()})
+        if invitation is None and game.min_reliability is not None:
+            _check_reliability(user, game.min_reliability)
         seat = Seat.objects.create(game=game, position=free[0], user=user)
         seats = sorted([*seats, seat], key=lambda s: s.position)
         return selectors.game_payload(_start_if_full(game, seats), user)
+
+
+def _check_reliability(user, least: int) -> None:
+    """Refuse ``user`` when their reliability is below ``least`` percent."""
+    from games.ratings import selectors as ratings
+
+    mine = ratings.reliability_percent(user)
+    if mine is None or mine < least:
+        raise ReliabilityTooLow(least, mine)
+
+
+def decline_invitation(user, game_id) -> None:
+    """An invited player says no: the seat kept for them is free for anyone (bots too)."""
+    with transaction.atomic():
+        game = lock(game_id)
+        seats = selectors.seats_of(game)
+        deleted, _kinds = Invitation.objects.filter(game=game, user=user).delete()
+        if not deleted:
+            raise NotFound(_("You have no invitation to this game."))
+        game.version += 1
+        game.save(update_fields=["version", "updated_at"])
+        events.publish(events.GameChanged(game=game, seats=seats))
 
 
 def leave_game(user, game_id) -> dict[str, Any]:
@@ -184,9 +246,11 @@ def add_bots(user, game_id, count: int, kind: str = DEFAULT_BOT_KIND) -> dict[st
             raise NotFound(_("No such game."))
         if game.created_by_id != user.pk:
             raise Forbidden(_("Only the game's creator can add bots."))
-        free = _free_positions(game, seats)
+        kept = _kept_for_others(game, None)
+        free = [p for p in _free_positions(game, seats) if p not in kept]
         if not free:
-            raise GameFull()
+            raise GameFull(_("Every free seat of this game is kept for a player invited back "
+                             "to it.") if kept and game.status == Game.Status.OPEN else None)
         if game.status != Game.Status.OPEN:
             raise GameNotActive(_("This game is %(status)s: bots join open games only.") % {
                 "status": game.get_status_display()})
