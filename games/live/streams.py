@@ -44,7 +44,7 @@ import logging
 import threading
 import time
 import weakref
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -57,6 +57,7 @@ from django.db import close_old_connections, connection
 from django.db.models import F, Q
 
 from games.core import selectors
+from games.engine import SPECTATOR
 from games.live import push
 from games.models import Game, PendingDecision, Seat
 
@@ -137,13 +138,17 @@ class GameStream:
         # may still see it, as the account reads now, a staff member demoted say)
         moved = full or recheck or self.version is None or any(
             "version" in wake and wake["version"] != self.version for wake in ours)
+        # (the version a wake announced: a read of the game at it, or later, shared with the
+        # game's other streams, does; a full check reads the game itself)
+        told = None if full or recheck else max(
+            (wake["version"] for wake in ours if "version" in wake), default=None)
         chat = full or any("chat" in wake for wake in ours)
         mine = self.user_id is not None and (full or any(
             wake.get("kind") in (push.DECISION, push.STARTED, push.ENDED, push.MOVED)
             for wake in wakes))
         out: list[bytes] = []
         if moved:
-            step = self._moves(access=recheck)
+            step = self._moves(access=recheck, told=told)
             if step.done:
                 return step
             out += step.messages
@@ -159,12 +164,13 @@ class GameStream:
             self.awaiting = count
         return Step(out)
 
-    def _moves(self, access: bool = False) -> Step:
+    def _moves(self, access: bool = False, told: int | None = None) -> Step:
         """The moves after the cursor, then the game's position (``end`` once it is over);
         with ``access``, whether the viewer may still see the game is read even if it did not
-        move."""
+        move. ``told``: the version a wake announced (the game is read only if the process's
+        streams have not read it at that version yet: :data:`shared`)."""
         gone = Step([sse("error", {"code": "not_found", "detail": "No such game."})], True)
-        game = selectors.find_game(self.game_id)
+        game = shared.game(self.game_id, told)
         if game is None:
             return gone
         if self.cursor is None or self.cursor > game.seq:
@@ -174,28 +180,110 @@ class GameStream:
                     game, selectors.seats_of(game), self.viewer.user):
                 return gone
             return Step()
-        loaded = selectors.load_for_viewer(game, self.viewer.user, with_pending=False)
-        if loaded is None:
+        loaded = shared.loaded(game)
+        if not selectors.can_see(game, loaded.seats, self.viewer.user):
             return gone
+        player = loaded.player_of(self.viewer.user)
+        out = shared.moves(loaded, SPECTATOR if player is None else player, self.cursor)
+        self.cursor = game.seq
+        self.version = game.version
+        out = [*out, sse("game", {"seq": game.seq, "version": game.version,
+                                  "status": game.status}, id=game.seq)]
+        if game.status in OVER:
+            out.append(sse("end", {"seq": game.seq, "status": game.status}, id=game.seq))
+            return Step(out, True)
+        return Step(out)
+
+
+class SharedReads:
+    """What the game streams of the process read once for all the viewers of a game: the game's
+    row as a wake announced it, its seats and state at that version, and the messages of its
+    moves after a cursor for each viewer (a player's index, or the spectators: what the
+    projection takes, :func:`games.core.selectors.events_payload`). A move seen by thousands
+    of streams is read and projected once per kind of viewer, not once per stream; each
+    stream still checks its viewer's access against the seats. Only the newest version of
+    each game is kept, for the :data:`GAMES` games read last."""
+
+    GAMES = 1000
+    #: Cursors times viewers kept per game's version.
+    PAGES = 256
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.games: OrderedDict[str, dict] = OrderedDict()
+
+    def _entry(self, game: Game) -> dict:
+        """The entry of ``game``'s version (made anew if the game has moved on)."""
+        key = str(game.pk)
+        with self.lock:
+            entry = self.games.get(key)
+            if entry is None or entry["game"].version < game.version:
+                entry = {"game": game, "loaded": None, "pages": {}}
+                self.games[key] = entry
+            self.games.move_to_end(key)
+            while len(self.games) > self.GAMES:
+                self.games.popitem(last=False)
+            return entry
+
+    def game(self, game_id, told: int | None) -> Game | None:
+        """The game's row: the one read last if a wake told ``told`` and it is at that version
+        or later, else read (and kept for the other streams)."""
+        if told is not None:
+            with self.lock:
+                entry = self.games.get(str(game_id))
+            if entry is not None and entry["game"].version >= told:
+                return entry["game"]
+        game = selectors.find_game(game_id)
+        if game is not None:
+            self._entry(game)
+        return game
+
+    def loaded(self, game: Game) -> selectors.Loaded:
+        """``game``'s seats and state at its version (whoever the viewer: checked by each
+        stream)."""
+        entry = self._entry(game)
+        if entry["game"].version != game.version:  # (a newer version was read meanwhile)
+            entry = {"game": game, "loaded": None, "pages": {}}
+        loaded = entry["loaded"]
+        if loaded is None or loaded.game.version != game.version:
+            loaded = selectors.complete(selectors.Loaded(game=game,
+                                                         seats=selectors.seats_of(game)),
+                                        with_pending=False)
+            entry["loaded"] = loaded
+        return loaded
+
+    def moves(self, loaded: selectors.Loaded, viewer, cursor: int) -> list[bytes]:
+        """``event: move`` for each move after ``cursor`` as ``viewer`` sees it."""
+        entry = self._entry(loaded.game)
+        key = (cursor, viewer)
+        found = entry["pages"].get(key) if entry["game"].version == loaded.game.version else None
+        if found is not None:
+            return found
         out = []
-        while self.cursor < game.seq:
-            page = selectors.events_payload(loaded, self.viewer.user, self.cursor)
+        after = cursor
+        while after < loaded.game.seq:
+            page = selectors.events_payload(loaded, None, after, viewer=viewer)
             by_seq: dict[int, list[dict]] = defaultdict(list)
             for event in page["results"]:
                 by_seq[event["seq"]].append(event)
             for seq, events in by_seq.items():
                 out.append(sse("move", {"seq": seq, "events": events}, id=seq))
-            if page["next_after"] <= self.cursor:
+            if page["next_after"] <= after:
                 break
-            self.cursor = page["next_after"]
-        self.cursor = game.seq
-        self.version = game.version
-        out.append(sse("game", {"seq": game.seq, "version": game.version,
-                                "status": game.status}, id=game.seq))
-        if game.status in OVER:
-            out.append(sse("end", {"seq": game.seq, "status": game.status}, id=game.seq))
-            return Step(out, True)
-        return Step(out)
+            after = page["next_after"]
+        with self.lock:
+            if len(entry["pages"]) >= self.PAGES:
+                entry["pages"].clear()
+            entry["pages"][key] = out
+        return out
+
+    def clear(self) -> None:
+        with self.lock:
+            self.games.clear()
+
+
+#: The process's shared reads of the games its streams watch.
+shared = SharedReads()
 
 
 class UserStream:

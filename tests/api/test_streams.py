@@ -625,3 +625,36 @@ def test_an_aborted_game_is_told_ended_with_its_status(server, four):
                          "status": "aborted", "winners": []}
     finally:
         stream.close()
+
+
+def test_the_game_streams_a_move_wakes_share_its_reads(four):
+    """200 spectators' streams of a game woken by a move read it once between them: the game,
+    its seats and state, and the move's events as spectators see them (what a stream server
+    holding thousands of them needs: ``bench/streams.py``); each player's stream still gets
+    its own view, exactly what a stream reading alone gets."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.live.streams import GameStream, Viewer
+
+    users, game = four
+    players = [GameStream(Viewer(user=user), game.pk, None) for user in users]
+    spectators = [GameStream(Viewer(user=AnonymousUser()), game.pk, None) for _ in range(200)]
+    for stream in players + spectators:
+        stream.step(None, True)
+    cursor = game.seq
+    play_service_moves(game, 1, {seat.position: seat.user for seat in game.seats.all()})
+    wake = [{"game": str(game.pk), "seq": game.seq, "version": game.version}]
+    streams.shared.clear()
+    with CaptureQueriesContext(connection) as first:
+        seen = [stream.step(wake, False).messages for stream in players + spectators[:1]]
+    with CaptureQueriesContext(connection) as others:
+        rest = [stream.step(wake, False).messages for stream in spectators[1:]]
+    assert len(first) > 0 and len(others) == 0
+    assert all(messages == seen[-1] for messages in rest)
+    assert [m.split(b"\n")[1] for m in seen[-1]] == [b"event: move", b"event: game"]
+    for user, messages in zip([*users, AnonymousUser()], seen, strict=True):
+        streams.shared.clear()
+        alone = GameStream(Viewer(user=user), game.pk, cursor)
+        assert alone.step(None, True).messages == messages
