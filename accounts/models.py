@@ -47,6 +47,16 @@ class User(AbstractUser):
     # The user has an active webhook endpoint (games.webhooks.endpoints keeps it): read with the
     # seats, so that the write path looks for endpoints only when there is one to find.
     has_webhooks = models.BooleanField(default=False, editable=False)
+    # Web Push (games/webpush/): what the user's devices are told, each kind on its own; and
+    # whether they have a device at all (kept by games.webpush.subscriptions, read with the seats:
+    # the outbox writes a message for a user without email only when a push may carry it).
+    push_decisions = models.BooleanField(_("push: a decision awaits me"), default=True)
+    push_reminders = models.BooleanField(_("push: my deadline is near"), default=True)
+    push_games = models.BooleanField(_("push: my games start and end"), default=True)
+    has_push = models.BooleanField(default=False, editable=False)
+    # The table's one-tap offer of notifications on this device was answered ("not now", or
+    # turned on): it is not offered again (the profile always offers it).
+    push_offer_answered = models.BooleanField(default=False, editable=False)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from games.core import dispatch, services
 from games.mail import receive as inbound
-from games.notify import delivery, digests, outbox
+from games.notify import delivery, digests, outbox, push_delivery
 from games.webhooks import endpoints as webhooks
 
 
@@ -48,6 +48,13 @@ def deliver_queued(keys: list[str]) -> dict[int, str]:
     return delivery.deliver_batch(keys=keys)
 
 
+@shared_task(name=dispatch.DELIVER_PUSHES, ignore_result=True, acks_late=True)
+def deliver_pushes(notification_ids: list[int]) -> dict[int, str]:
+    """Push these outbox messages to their users' devices (those pushed already, skipped, or
+    not due again yet, are left alone)."""
+    return push_delivery.deliver(notification_ids)
+
+
 @shared_task(name=dispatch.DELIVER_WEBHOOKS, ignore_result=True, acks_late=True)
 def deliver_webhooks(ids: list[str]) -> dict[str, str]:
     """Post the webhook deliveries one commit queued (those delivered already, or not due
@@ -74,6 +81,7 @@ def sweep() -> dict[str, int]:
         "bots": services.play_stale_bots(),
         "reminders": outbox.queue_reminders(),
         "delivered": delivery.deliver_due(),
+        "pushed": push_delivery.deliver_due(),
         "idempotency_keys": services.forget_old_keys(),
     }
 

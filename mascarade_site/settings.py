@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "games.mail",
     "games.webhooks",
     "games.live",
+    "games.webpush",
     # The games, each a package registering itself in games.core.catalog (the README, "Adding a
     # game"); the first is the default where a page does not say which game.
     "games.mascarade",
@@ -350,6 +351,22 @@ WEBHOOK_DISABLE_AFTER = env.int("WEBHOOK_DISABLE_AFTER", default=10)
 WEBHOOK_DISABLE_AFTER_HOURS = env.float("WEBHOOK_DISABLE_AFTER_HOURS", default=24.0)
 # Deliveries made or abandoned are listed to their owner (GET .../deliveries/) this many days.
 WEBHOOK_KEEP_DAYS = env.int("WEBHOOK_KEEP_DAYS", default=30)
+
+# --- Web Push (games/webpush/, games/notify/pushes.py) --------------------------------------------
+# The site's VAPID key pair (RFC 8292), base64url: the public key uncompressed (65 bytes, the
+# browsers' applicationServerKey), the private key its 32-byte scalar. Without both, push is off
+# and not offered. `make run` makes development keys into var/vapid-dev.env.
+# `python manage.py vapid_keys` prints a new pair.
+VAPID_PUBLIC_KEY = env.str("VAPID_PUBLIC_KEY", default="")
+VAPID_PRIVATE_KEY = env.str("VAPID_PRIVATE_KEY", default="")
+# Who the push services may contact about the site's pushes: mailto: or https:.
+VAPID_SUBJECT = env.str("VAPID_SUBJECT", default="mailto:admin@localhost")
+# The push services posted to (HTTPS, port 443): the browsers' own; ".suffix" takes subdomains.
+PUSH_SERVICE_HOSTS = env.list("PUSH_SERVICE_HOSTS", default=[
+    "fcm.googleapis.com", "updates.push.services.mozilla.com", ".push.services.mozilla.com",
+    ".notify.windows.com", ".push.apple.com"])
+# Hosts posted to over plain http and any port too: tests and development only.
+PUSH_INSECURE_HOSTS = env.list("PUSH_INSECURE_HOSTS", default=[])
 
 # --- Internationalisation -----------------------------------------------------------------------
 LANGUAGE_CODE = "en"

@@ -33,6 +33,7 @@ DELIVER_QUEUED = "games.deliver_queued"
 DELIVER_NOTIFICATION = "games.deliver_notification"
 REFRESH_SNAPSHOT = "games.refresh_snapshot"
 DELIVER_WEBHOOKS = "games.deliver_webhooks"
+DELIVER_PUSHES = "games.deliver_pushes"
 
 
 _discovered = False
@@ -109,6 +110,13 @@ def deliver_webhooks(ids: list[str]) -> None:
     ids = list(ids)
     if ids:
         after_commit(DELIVER_WEBHOOKS, [ids])
+
+
+def deliver_pushes(notification_ids: list[int]) -> None:
+    """Push these messages (their ids) to their users' devices, after the commit."""
+    ids = list(notification_ids)
+    if ids:
+        after_commit(DELIVER_PUSHES, [ids])
 
 
 def refresh_snapshot(game_id) -> None:

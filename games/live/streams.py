@@ -58,7 +58,7 @@ from django.db.models import F, Q
 
 from games.core import selectors
 from games.engine import SPECTATOR
-from games.live import push
+from games.live import presence, push
 from games.models import Game, PendingDecision, Seat
 
 logger = logging.getLogger(__name__)
@@ -152,6 +152,10 @@ class GameStream:
             if step.done:
                 return step
             out += step.messages
+        if recheck and self.user_id is not None:
+            # The viewer has the table open (at the stream's start and at each heartbeat): no
+            # push notification about this game meanwhile (games.live.presence).
+            presence.watching(self.user_id, self.game_id)
         if chat:
             version = selectors.chat_version(Game(pk=self.game_id), self.viewer.user)
             if self.chat is not None and version != self.chat:

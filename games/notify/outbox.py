@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from games.core import catalog, dispatch, events
 from games.models import Game, Notification, PendingDecision, Seat
+from games.notify import pushes
 
 logger = logging.getLogger(__name__)
 
@@ -46,14 +47,17 @@ def mail_debounce() -> dt.timedelta:
 
 
 def _queue(rows: list[Notification], enqueue: bool = True,
-           eta: dt.datetime | None = None) -> list[Notification]:
+           eta: dt.datetime | None = None, users: set | None = None) -> list[Notification]:
     """Insert (skipping causes already queued) and, with ``enqueue``, ask a worker for their
-    delivery once committed, at ``eta`` if given (without, the sweep delivers them)."""
+    delivery once committed, at ``eta`` if given (without, the sweep delivers them). Those a
+    push carries are also queued for their users' devices (``users``: those of them who may
+    have one; ``None``: look), due at once (:mod:`games.notify.pushes`)."""
     if not rows:
         return []
     created = Notification.objects.bulk_create(rows, ignore_conflicts=True)
     if enqueue:
         dispatch.deliver([row.dedupe_key for row in created], eta=eta)
+    pushes.queue(created, users)  # (at once, to the devices that want them: no debounce)
     return created
 
 
@@ -64,9 +68,17 @@ def _decision_kind(game_kind: str, decision: str) -> str:
 
 
 def _wants_mail(seat: Seat | None) -> bool:
-    """A player who switched email off, or muted this game, gets no message written at all."""
+    """A player who switched email off (and has no device that wants the decisions pushed), or
+    muted this game, gets no message written at all."""
     return (seat is not None and seat.user_id is not None and not seat.muted
-            and seat.user.notify_email)
+            and (seat.user.notify_email or pushes.wants(seat.user, Kind.YOUR_TURN)))
+
+
+def _push_users(seats) -> set | None:
+    """Those of ``seats``' users who have a device (read with the seats; ``None``: not read)."""
+    if not all(seat.user_id is None or Seat.user.is_cached(seat) for seat in seats):
+        return None
+    return {seat.user_id for seat in seats if seat.user_id is not None and seat.user.has_push}
 
 
 def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
@@ -98,7 +110,11 @@ def decisions_awaited(event: events.DecisionsAwaited) -> None:
     a task once the debounce has passed (one task for all of them; the sweep if it is lost)."""
     notes = decision_notes(event.games)
     if notes:
-        _queue(notes, eta=notes[0].next_attempt_at)
+        users: set | None = set()
+        for _game, _rows, seats in event.games:
+            found = _push_users(seats)
+            users = None if found is None or users is None else users | found
+        _queue(notes, eta=notes[0].next_attempt_at, users=users)
 
 
 @events.subscribe(events.MailHandled)
@@ -118,7 +134,7 @@ def game_started(event: events.GameStarted) -> None:
     game, seats, now = event.game, event.seats, timezone.now()
     _queue([Notification(user_id=seat.user_id, game_id=game.pk, kind=Kind.STARTED,
                          dedupe_key=f"started:{game.pk}:{seat.user_id}", next_attempt_at=now)
-            for seat in seats if seat.user_id is not None])
+            for seat in seats if seat.user_id is not None], users=_push_users(seats))
 
 
 @events.subscribe(events.GameEnded)
@@ -130,7 +146,7 @@ def game_ended(event: events.GameEnded) -> None:
                          dedupe_key=f"ended:{game.pk}:{seat.user_id}", next_attempt_at=now,
                          context={"winners": winners,
                                   "won": seat.position in (game.winners or [])})
-            for seat in seats if seat.user_id is not None])
+            for seat in seats if seat.user_id is not None], users=_push_users(seats))
 
 
 @events.subscribe(events.SeatAbsent)

@@ -9,6 +9,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
@@ -16,6 +17,8 @@ from django.views.decorators.http import require_http_methods
 from accounts.models import VACATION_DAYS_PER_YEAR, User, Vacation
 from games.core import selectors, services
 from games.core.errors import ApplicationError, text_of
+from games.webpush import service as push_service
+from games.webpush import subscriptions
 
 
 class PreferencesForm(forms.ModelForm):
@@ -31,6 +34,17 @@ class PreferencesForm(forms.ModelForm):
             zoneinfo.available_timezones()) if "/" in z or z == "UTC"]
 
 
+class PushPreferencesForm(forms.ModelForm):
+    """What the user's devices are told (Web Push), each kind on its own."""
+
+    class Meta:
+        model = User
+        fields = ["push_decisions", "push_reminders", "push_games"]
+        labels = {"push_decisions": gettext_lazy("A decision awaits me"),
+                  "push_reminders": gettext_lazy("My deadline is near"),
+                  "push_games": gettext_lazy("A game of mine starts or ends")}
+
+
 class VacationForm(forms.Form):
     start = forms.DateField(label=gettext_lazy("First day"),
                             widget=forms.DateInput(attrs={"type": "date"}))
@@ -43,6 +57,7 @@ class VacationForm(forms.Form):
 def profile(request):
     user = request.user
     prefs = PreferencesForm(instance=user)
+    push_prefs = PushPreferencesForm(instance=user)
     vacation = VacationForm()
     if request.method == "POST":
         if request.POST.get("form") == "preferences":
@@ -51,6 +66,20 @@ def profile(request):
                 prefs.save()
                 messages.success(request, _("Your preferences are saved."))
                 return redirect("profile")
+        elif request.POST.get("form") == "push_prefs":
+            push_prefs = PushPreferencesForm(request.POST, instance=user)
+            if push_prefs.is_valid():
+                push_prefs.save()
+                messages.success(request, _("Your preferences are saved."))
+                return redirect(reverse("profile") + "#push")
+        elif request.POST.get("form") == "push_remove":
+            try:
+                subscriptions.remove(user, request.POST.get("device"))
+            except ApplicationError as exc:
+                messages.error(request, exc.text())
+            else:
+                messages.success(request, _("That device gets no more notifications."))
+            return redirect(reverse("profile") + "#push")
         elif request.POST.get("form") == "vacation":
             vacation = VacationForm(request.POST)
             if vacation.is_valid():
@@ -90,4 +119,8 @@ def profile(request):
     return render(request, "account/profile.html", {
         "prefs": prefs, "vacation": vacation, "upcoming": upcoming, "today": today,
         "allowance": VACATION_DAYS_PER_YEAR, "used": used,
-        "chat_mutes": services.chat.mutes_of(user)})
+        "chat_mutes": services.chat.mutes_of(user),
+        # Web Push (games/web/push.py): not offered while the site has no VAPID keys.
+        "push_enabled": push_service.enabled(), "push_key": push_service.public_key(),
+        "push_devices": subscriptions.devices_of(user), "push_prefs": push_prefs,
+        "push_next": reverse("profile") + "#push"})

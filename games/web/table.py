@@ -22,7 +22,9 @@ from django.views.decorators.http import require_GET
 
 from games.core import catalog, selectors
 from games.core.kit import Board, history_lines
+from games.live import presence
 from games.models import Game, Seat
+from games.web import push
 from games.web.chat import chat_context, chat_version
 from games.web.clock import time_left, viewer_zone
 from games.web.history import at_move, older_history
@@ -204,8 +206,12 @@ def table(request, game_id):
         context["live_etag"] = _live_etag(
             request, loaded, loaded.pending if loaded.game.started_at is not None else [])
         context["since_visit"] = _since_visit(request, context)
+        if context.get("my_seat") is not None and loaded.game.status in STREAMED:
+            presence.watching(request.user.pk, loaded.game.pk)  # (no push meanwhile)
     invite = request.GET.get("invite", "")
     context["invite"] = invite
+    if replay_at is None and loaded.game.status in STREAMED:
+        context["push_offer"] = push.offer(request, context["is_member"])
     if loaded.game.private and context["is_member"]:
         context["invite_url"] = request.build_absolute_uri(
             f"/games/{loaded.game.pk}/?invite={loaded.game.invite_code}")
@@ -274,6 +280,7 @@ def live(request, game_id):
     context["live_etag"] = etag
     if context.get("my_seat") is not None and loaded.game.started_at is not None:
         _seen(context["my_seat"], loaded.game.seq)  # (what comes live is seen)
+        presence.watching(request.user.pk, loaded.game.pk)  # (no push meanwhile)
     response = render(request, "games/_live_answer.html", context)
     response["ETag"] = etag
     response["Cache-Control"] = "private, no-cache"

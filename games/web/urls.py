@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.web import chat, create, lobby, rules_page, table, table_actions, unsubscribe
+from games.web import chat, create, lobby, push, rules_page, table, table_actions, unsubscribe
 
 urlpatterns = [
     path("games/", lobby.lobby, name="lobby"),
@@ -28,4 +28,9 @@ urlpatterns = [
          name="game-chat-report"),
     path("rules/", rules_page.rules, name="rules"),
     path("notifications/unsubscribe/<str:token>/", unsubscribe.unsubscribe, name="unsubscribe"),
+    # Web Push and the installable site: the service worker at the root (its scope: the site).
+    path("sw.js", push.service_worker, name="service-worker"),
+    path("manifest.webmanifest", push.manifest, name="manifest"),
+    path("notifications/push/subscribe/", push.subscribe, name="push-subscribe"),
+    path("notifications/push/not-now/", push.not_now, name="push-not-now"),
 ]

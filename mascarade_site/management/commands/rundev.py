@@ -85,12 +85,36 @@ class Command(BaseCommand):
             return body["id"]
         return str(game.pk)
 
+    def vapid_keys(self) -> dict[str, str]:
+        """Development VAPID keys for Web Push when the environment has none: made once into
+        var/vapid-dev.env and given to the web server and the worker (an operator sets
+        VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY instead)."""
+        if settings.VAPID_PUBLIC_KEY and settings.VAPID_PRIVATE_KEY:
+            return {}
+        from games.webpush.service import generate_keys
+
+        keys_file = Path(settings.VAR_DIR) / "vapid-dev.env"
+        found = {}
+        if keys_file.exists():
+            found = dict(line.split("=", 1) for line in keys_file.read_text().split()
+                         if "=" in line)
+        if not (found.get("VAPID_PUBLIC_KEY") and found.get("VAPID_PRIVATE_KEY")):
+            public, private = generate_keys()
+            found = {"VAPID_PUBLIC_KEY": public, "VAPID_PRIVATE_KEY": private}
+            keys_file.write_text("".join(f"{k}={v}\n" for k, v in found.items()))
+            keys_file.chmod(0o600)
+        return {"VAPID_PUBLIC_KEY": found["VAPID_PUBLIC_KEY"],
+                "VAPID_PRIVATE_KEY": found["VAPID_PRIVATE_KEY"]}
+
     def handle(self, *args, **options):
         username, password = self.ensure_admin()
         demo_game = self.ensure_demo(password)
         addr = options["addr"]
         python = sys.executable
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        dev_keys = self.vapid_keys()
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **dev_keys}
+        push_line = ("development VAPID keys, var/vapid-dev.env" if dev_keys
+                     else "VAPID keys from the environment")
         commands = [
             ("web", [python, "manage.py", "runserver", addr, "--noreload"]),
         ]
@@ -112,6 +136,7 @@ class Command(BaseCommand):
             f" · Celery broker: {broker} · mail: {settings.EMAIL_BACKEND.rsplit('.', 2)[-2]}"
             f" ({settings.EMAIL_FILE_PATH})\n"
             f"  {mail_line}\n"
+            f"  Web Push: {push_line} (browsers take push on http://127.0.0.1 and localhost)\n"
             "  Press Ctrl-C once to stop everything.\n"
         ))
         # Ctrl-C reaches the whole foreground process group; a SIGTERM to this process alone
