@@ -308,6 +308,7 @@ class Stack:
             f"pidfile={value(self.pid_file)}",
             f"childlogdir={value(self.logs)}",
             "nodaemon=true",
+            "silent=true",
             "",
             "[rpcinterface:supervisor]",
             "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface",
@@ -491,15 +492,20 @@ def accepts(port: int) -> bool:
 def not_ready(stack: Stack) -> list[str]:
     """What is not ready yet (nothing: ready)."""
     running = states(stack)
+    failed = [name for name, state in running.items() if state == "FATAL"]
+    if failed:
+        raise Failed(f"{', '.join(failed)} could not start (see {stack.logs}/)")
     waiting = [f"{name} ({running.get(name, 'not started')})" for name in stack.programs()
                if running.get(name) != "RUNNING"]
     if waiting:
         return waiting
-    for name in ("web-1", "web-2", "stream-1", "stream-2", "nginx"):
-        if not answers(stack.port_of(name)):
-            waiting.append(f"{name} (/healthz)")
+    waiting = [f"{name} (/healthz)" for name in ("web-1", "web-2", "stream-1", "stream-2")
+               if not answers(stack.port_of(name))]
     if not accepts(stack.port_of("mailin")):
         waiting.append("mailin (port)")
+    # nginx last: asked while a web process does not answer yet, it would count it as down.
+    if not waiting and not answers(stack.port):
+        waiting.append("nginx (/healthz)")
     return waiting
 
 
@@ -558,14 +564,17 @@ def start(stack: Stack) -> subprocess.Popen:
     stack.session_file.write_text(str(proc.pid))
     print("starting: " + ", ".join(stack.programs()), flush=True)
     deadline = time.monotonic() + READY_SECONDS
-    while waiting := not_ready(stack):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            paths = [*sorted(stack.logs.glob("*.log")), stack.logs / "supervisord.out"]
-            logs = "".join(f"\n--- {path.name}\n" + path.read_text(errors="replace")[-1500:]
-                           for path in paths if path.exists())
-            stop(stack)
-            raise Failed(f"not ready after {READY_SECONDS} s: {', '.join(waiting)}{logs}")
-        time.sleep(0.5)
+    try:
+        while waiting := not_ready(stack):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise Failed(f"not ready after {READY_SECONDS} s: {', '.join(waiting)}")
+            time.sleep(0.5)
+    except Failed as error:
+        paths = [*sorted(stack.logs.glob("*.log")), stack.logs / "supervisord.out"]
+        logs = "".join(f"\n--- {path.name}\n" + path.read_text(errors="replace")[-1500:]
+                       for path in paths if path.exists())
+        stop(stack, quiet=True)
+        raise Failed(f"{error}{logs}") from None
     return proc
 
 
