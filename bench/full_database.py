@@ -5,15 +5,16 @@ one: the SQL statements of each, their time, and the plans PostgreSQL chooses fo
     .venv/bin/python bench/full_database.py         # the figures, empty beside full
     .venv/bin/python bench/full_database.py --repeat 50
 
-The full database is ``BENCH_DATABASE_URL`` (by default ``mascarade_fill``); the empty one has
-the same name with ``_empty`` (dropped, made anew and migrated by each run). Each is measured by
+The full database is ``BENCH_DATABASE_URL`` (by default ``mascarade_fill``; migrated first); the
+empty one has the same name with ``_empty`` (dropped, made anew and migrated by each run). Each is measured by
 a process of its own (this script, ``--measure URL``), in one transaction rolled back at its end:
 both databases are left as they were.
 
 The same few rows are made in each, through the site's services: four players (the first of
 them, in the full database, the fill's user with the most games: thousands of finished ones),
-four games of Mascarade of theirs under way, a few moves into each, and a finished game of
-theirs (``bench/fill.py``'s). Then each request is made ``--repeat`` times by Django's test
+four games of Mascarade of theirs under way, a few moves into each (the same deals in both
+databases: the same moves, the same statements), a finished game of theirs (``bench/fill.py``'s)
+and a fifth player's game waiting for players. Then each request is made ``--repeat`` times by Django's test
 client, in this process, as the first player unless said:
 
 - the lobby (``/games/``), the finished games' lobby, the home page (the player's games
@@ -305,6 +306,12 @@ def run_child(url: str, repeat: int, explain: bool) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def migrate(url: str) -> None:
+    subprocess.run([sys.executable, str(HERE.parent / "manage.py"), "migrate", "--noinput",
+                    "-v", "0"], check=True,
+                   env={**os.environ, "DATABASE_URL": url, "DEBUG": "1"})
+
+
 def empty_database(url: str) -> None:
     import psycopg
     from psycopg import sql
@@ -313,9 +320,7 @@ def empty_database(url: str) -> None:
     with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
     create_database(url)
-    subprocess.run([sys.executable, str(HERE.parent / "manage.py"), "migrate", "--noinput",
-                    "-v", "0"], check=True,
-                   env={**os.environ, "DATABASE_URL": url, "DEBUG": "1"})
+    migrate(url)
 
 
 def main() -> None:
@@ -333,6 +338,7 @@ def main() -> None:
         return
     empty = args.empty or args.full.split("?")[0] + "_empty"
     empty_database(empty)
+    migrate(args.full)  # (a fill made by older code gets the newer migrations)
     results = {"empty": run_child(empty, args.repeat, False),
                "full": run_child(args.full, args.repeat, True)}
     full, none = results["full"], results["empty"]
