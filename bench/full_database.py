@@ -5,17 +5,17 @@ one: the SQL statements of each, their time, and the plans PostgreSQL chooses fo
     .venv/bin/python bench/full_database.py         # the figures, empty beside full
     .venv/bin/python bench/full_database.py --repeat 50
 
-The full database is ``BENCH_DATABASE_URL`` (by default ``mascarade_fill``; migrated first); the
-empty one has the same name with ``_empty`` (dropped, made anew and migrated by each run). Each is measured by
-a process of its own (this script, ``--measure URL``), in one transaction rolled back at its end:
-both databases are left as they were.
+The full database is ``BENCH_DATABASE_URL`` (by default ``mascarade_fill``; migrated first);
+the empty one has the same name with ``_empty`` (dropped, made anew and migrated by each run).
+Each is measured by a process of its own (this script, ``--measure URL``), in one transaction
+rolled back at its end: both databases are left as they were.
 
 The same few rows are made in each, through the site's services: four players (the first of
 them, in the full database, the fill's user with the most games: thousands of finished ones),
 four games of Mascarade of theirs under way, a few moves into each (the same deals in both
-databases: the same moves, the same statements), a finished game of theirs (``bench/fill.py``'s)
-and a fifth player's game waiting for players. Then each request is made ``--repeat`` times by Django's test
-client, in this process, as the first player unless said:
+databases: the same moves, the same statements), a finished game of theirs
+(``bench/fill.py``'s) and a fifth player's game waiting for players. Then each request is made
+``--repeat`` times by Django's test client, in this process, as the first player unless said:
 
 - the lobby (``/games/``), the finished games' lobby, the home page (the player's games
   awaiting them), "your games" (``/api/v1/me/games/``);
