@@ -88,3 +88,20 @@ def test_the_mail_latency_bench_runs():
     decisions, mailed, _mails, skipped, unsent = map(int, counts.groups())
     assert decisions > 0 and mailed > 0 and mailed + skipped == decisions and unsent == 0, out
     assert re.search(r"decision to mail at the SMTP sink: p50 [\d.]+ s, p99 [\d.]+ s", out), out
+
+
+@own_servers
+def test_the_streams_bench_runs():
+    """Twenty streams (sixteen of one game, four /me/stream/) held by one stream server: its
+    figures printed, every stream opened and reached by the move."""
+    out = run("bench/streams.py", "--streams", "20", "--me-streams", "4", "--idle", "1",
+              timeout=600)
+    assert "20 of 20 streams opened" in out, out
+    memory = re.search(r"memory ([\d,.]+) MB before the streams, ([\d,.]+) MB with them", out)
+    assert memory and float(memory.group(1).replace(",", "")) > 0, out
+    held = re.search(r"file descriptors: \d+ before, (\d+) with the streams; connections to "
+                     r"PostgreSQL (\d+) \(pg_stat_activity, role stream: (\d+)\), to Redis (\d+)",
+                     out)
+    assert held and int(held.group(1)) >= 20 and int(held.group(4)) == 1, out
+    reached = re.search(r"its event: move reached (\d+) of (\d+) game streams: p50", out)
+    assert reached and reached.group(1) == reached.group(2) == "16", out
