@@ -10,6 +10,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games.core import dispatch, services
+from games.core.services import ratings
 from games.mail import receive as inbound
 from games.notify import delivery, digests, outbox, push_delivery
 from games.webhooks import endpoints as webhooks
@@ -112,3 +113,10 @@ def chat_digest() -> int:
     """The daily "new messages at your table" mails (Celery beat, once a day): safe to run
     twice or late (one digest per user and day; what each went through is kept)."""
     return digests.queue_chat_digests()
+
+
+@shared_task(name="games.refresh_reliability", ignore_result=True)
+def refresh_reliability() -> int:
+    """Daily, just after midnight UTC: every player's reliability of the day stored (the
+    figures every seat shows; safe to run twice or late: a day's figures never change)."""
+    return ratings.refresh_reliability()

@@ -245,6 +245,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "games-chat-digest": {"task": "games.chat_digest",
                           "schedule": crontab(minute=0, hour=env.int("CHAT_DIGEST_HOUR",
                                                                       default=7))},
+    # Every player's reliability of the new day (UTC), which every seat shows.
+    "games-refresh-reliability": {"task": "games.refresh_reliability",
+                                  "schedule": crontab(minute=5, hour=0)},
 }
 # Decision mails and the answers to mails (games.notify.delivery): a task sent this many seconds
 # after the decision (or the mail) delivers it, once a burst of moves (the bots answering) has

@@ -155,6 +155,14 @@ class ErrorOut(serializers.Serializer):
     retry_after = serializers.IntegerField(required=False)
 
 
+class SeatRatingOut(serializers.Serializer):
+    rating = serializers.IntegerField(
+        help_text="The conservative figure: 1000 + 20 × (mu − 3σ) of OpenSkill's "
+                  "Plackett-Luce model (a new player shows 1000).")
+    provisional = serializers.BooleanField(help_text="Fewer than 10 rated games.")
+    games = serializers.IntegerField(help_text="Rated games of this game played.")
+
+
 class ClockOut(serializers.Serializer):
     remaining = serializers.IntegerField(
         help_text="Seconds in the seat's time bank: at `running_since` while its clock runs, "
@@ -181,6 +189,13 @@ class PlayerOut(serializers.Serializer):
         help_text="Asks for a pause: the game pauses when every human player asks.")
     vacation = serializers.BooleanField(
         help_text="On vacation today: their deadlines extend over their declared days off.")
+    rating = SeatRatingOut(
+        allow_null=True, help_text="Their rating at this game (`GET /players/{name}/`); null "
+                                   "for a bot.")
+    reliability = serializers.IntegerField(
+        allow_null=True, help_text="Their reliability, in percent (the share of their "
+                                   "decisions of the last 90 days taken in time), as of the "
+                                   "day's figures; null for a bot or a player without any.")
 
 
 class GameSummaryOut(serializers.Serializer):

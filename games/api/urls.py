@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import chat, moderation, streams, views, webhooks
+from . import chat, moderation, ratings, streams, views, webhooks
 from .accounts import (
     MeView,
     MyTokensView,
@@ -55,6 +55,9 @@ urlpatterns = [
     path("me/chat-mutes/", chat.MyChatMutesView.as_view(), name="api-my-chat-mutes"),
     path("me/chat-mutes/<str:username>/", chat.MyChatMuteView.as_view(),
          name="api-my-chat-mute"),
+    path("players/<str:name>/", ratings.PlayerView.as_view(), name="api-player"),
+    path("leaderboards/<str:game>/", ratings.LeaderboardView.as_view(),
+         name="api-leaderboard"),
     path("moderation/games/<uuid:id>/pause/", moderation.PauseView.as_view()),
     path("moderation/games/<uuid:id>/resume/", moderation.ResumeView.as_view()),
     path("moderation/games/<uuid:id>/extend/", moderation.ExtendView.as_view()),

@@ -12,20 +12,26 @@ Modules: :mod:`.skill` (the model, its parameters, the figure shown), :mod:`.ser
 writes), :mod:`.reliability` (how reliability is counted), :mod:`.selectors` (the reads),
 :mod:`.models`.
 
-The reads (:mod:`games.ratings.selectors`), for the pages and the API:
+The reads (:mod:`games.ratings.selectors`), for the pages and the API (``kinds``: the games the
+site serves, ``games.core.catalog.ids()``; this layer is below the catalog):
 
-- ``player_profile(user) -> dict``: ``{"player", "joined", "ratings", "reliability", "games"}``;
-- ``ratings_of(user) -> list[dict]``: ``[{"game", "rating", "provisional", "games"}]``, every
-  game of the catalog;
+- ``player_profile(user, kinds) -> dict``: ``{"player", "joined", "ratings", "reliability",
+  "games"}`` (the three below);
+- ``ratings_of(user, kinds) -> list[dict]``: ``[{"game", "rating", "provisional", "games"}]``;
+- ``reliability(user, as_of=None) -> dict``: ``{"percent", "decisions", "answered", "removed",
+  "left", "days", "as_of"}`` (``percent`` ``None`` without decisions; the 90 days before
+  ``as_of``, default today UTC); ``reliability_percent(user) -> int | None``;
+- ``game_counts(user, kinds) -> dict``: ``{"finished", "active", "won", "rated", "by_game":
+  {kind: {...}}}``;
 - ``rating_history(user, kind) -> list[dict]``: ``[{"game", "name", "at", "rating", "place",
-  "players"}]``, oldest first (the chart's points);
+  "players"}]``, oldest first (the chart's points; ``rating`` as shown after that game);
 - ``leaderboard(kind) -> QuerySet[Rating]`` (to paginate), then
   ``leaderboard_rows(ratings, first_rank=1) -> list[dict]``: ``[{"rank", "player", "rating",
   "provisional", "games"}]``;
-- ``reliability(user, as_of=None) -> dict``: ``{"percent", "decisions", "answered", "removed",
-  "left", "days", "as_of"}`` (``percent`` ``None`` without decisions);
-- ``ratings_for_seats(seats, kind) -> dict[int, dict]``: by position, ``{"rating": {"rating",
-  "provisional", "games"}, "reliability": percent or None}``, humans only;
-- ``rating_figures(mu, sigma, games) -> dict``: ``{"rating", "provisional", "games"}``;
-- ``game_counts(user) -> dict``: ``{"finished", "active", "won", "rated", "by_game"}``.
+- ``seat_figures(seat) -> dict``: ``{"rating": {"rating", "provisional", "games"} or None,
+  "reliability": percent or None}`` of a seat read by ``games.core.selectors`` (its seats carry
+  them: every game read's ``players`` has them, no query more);
+- ``ratings_for_seats(seats, kind) -> dict[int, dict]``: the same by position, for seats read
+  otherwise (two queries);
+- ``rating_figures(ordinal, games) -> dict``: ``{"rating", "provisional", "games"}``.
 """

@@ -16,15 +16,15 @@ from games.ratings.models import Rating, RatingChange, Reliability
 from games.ratings.reliability import WINDOW_DAYS, Figures, measure
 
 
-def rating_figures(mu: float | None, sigma: float | None, games: int | None
-                   ) -> dict[str, Any]:
-    """A rating as shown: ``{"rating", "provisional", "games"}`` (a player without a rated game
-    of this kind shows the starting figure, provisional)."""
-    if mu is None or sigma is None:
-        mu, sigma = skill.initial()
+def rating_figures(ordinal: float | None, games: int | None) -> dict[str, Any]:
+    """A rating as shown, from its ``mu − 3σ`` and its rated games: ``{"rating",
+    "provisional", "games"}`` (a player without a rated game of this kind, ``ordinal``
+    ``None``, shows the starting figure, provisional)."""
+    if ordinal is None:
+        ordinal = skill.ordinal(*skill.initial())
     games = games or 0
-    return {"rating": skill.shown(skill.ordinal(mu, sigma)),
-            "provisional": games < skill.PROVISIONAL_GAMES, "games": games}
+    return {"rating": skill.shown(ordinal), "provisional": games < skill.PROVISIONAL_GAMES,
+            "games": games}
 
 
 def iso(value: dt.datetime | None) -> str | None:
@@ -41,8 +41,7 @@ def ratings_of(user: User, kinds: Iterable[str]) -> list[dict[str, Any]]:
     out = []
     for kind in kinds:
         row = rows.get(kind)
-        out.append({"game": kind, **rating_figures(row.mu if row else None,
-                                                   row.sigma if row else None,
+        out.append({"game": kind, **rating_figures(row.ordinal if row else None,
                                                    row.games if row else 0)})
     return out
 
@@ -79,9 +78,9 @@ def reliability_payload(figures: Figures) -> dict[str, Any]:
 
 
 def game_counts(user: User, kinds: Iterable[str]) -> dict[str, Any]:
-    """How many games the user played: ``{"finished", "active", "won", "rated"}``, and the
-    same by game (``"by_game"``: ``{kind: {...}}``, each of ``kinds`` and any other they
-    played). Three queries."""
+    """How many games the user played: ``{"finished", "active", "won", "rated"}`` (``won``:
+    the rated games they finished first in), and the same by game (``"by_game"``: ``{kind:
+    {...}}``, each of ``kinds`` and any other they played). Three queries."""
     by_kind: dict[str, dict[str, int]] = {
         kind: {"finished": 0, "active": 0, "won": 0, "rated": 0} for kind in kinds}
     rows = (Seat.objects.filter(user=user).values("game__kind").annotate(
@@ -103,15 +102,9 @@ def game_counts(user: User, kinds: Iterable[str]) -> dict[str, Any]:
 
 
 def _won_by_kind(user: User) -> dict[str, int]:
-    """The finished games the user won, by game: their place was the first among the rated
-    players, or, for a game not rated, their seat among the winners (read from ``winners``)."""
-    won: dict[str, int] = {}
-    for kind, position, winners in (Seat.objects.filter(user=user,
-                                                        game__status=Game.Status.FINISHED)
-                                    .values_list("game__kind", "position", "game__winners")):
-        if isinstance(winners, list) and position in winners:
-            won[kind] = won.get(kind, 0) + 1
-    return won
+    """The rated games the user won (finished first among the rated players), by game."""
+    return dict(RatingChange.objects.filter(user=user, place=1).values("kind")
+                .annotate(n=Count("id")).values_list("kind", "n"))
 
 
 def player_profile(user: User, kinds: Iterable[str]) -> dict[str, Any]:
@@ -147,7 +140,32 @@ def leaderboard_rows(ratings: list[Rating], first_rank: int = 1) -> list[dict[st
     """A leaderboard's page (``ratings``, the page of :func:`leaderboard` that starts at rank
     ``first_rank``): ``{"rank", "player", "rating", "provisional", "games"}``."""
     return [{"rank": first_rank + i, "player": row.user.username,
-             **rating_figures(row.mu, row.sigma, row.games)} for i, row in enumerate(ratings)]
+             **rating_figures(row.ordinal, row.games)} for i, row in enumerate(ratings)]
+
+
+#: A seat's rating at its game and its player's reliability, in plain SQL, for the seats' query
+#: (``games.core.selectors.seats_with_vacations``: every read of a game and every move reads
+#: its seats; these are index look-ups, no query more): fixed text, no parameter. Null for a
+#: bot's seat, and for a player without a rated game of that kind / without figures.
+SEAT_RATING_SQL = ('(SELECT r."ordinal" FROM "games_ratings_rating" r JOIN "games_game" g '
+                   'ON g."kind" = r."kind" WHERE g."id" = "games_seat"."game_id" '
+                   'AND r."user_id" = "games_seat"."user_id")')
+SEAT_RATED_GAMES_SQL = ('(SELECT r."games" FROM "games_ratings_rating" r JOIN "games_game" g '
+                        'ON g."kind" = r."kind" WHERE g."id" = "games_seat"."game_id" '
+                        'AND r."user_id" = "games_seat"."user_id")')
+SEAT_RELIABILITY_SQL = ('(SELECT v."percent" FROM "games_ratings_reliability" v '
+                        'WHERE v."user_id" = "games_seat"."user_id")')
+
+
+def seat_figures(seat: Seat) -> dict[str, Any]:
+    """What every table shows of a seat's player (read with the seats:
+    ``rating_ordinal``, ``rated_games``, ``reliability_percent``): ``{"rating": {"rating",
+    "provisional", "games"} or None, "reliability": percent or None}``; a bot has neither."""
+    if seat.user_id is None:
+        return {"rating": None, "reliability": None}
+    return {"rating": rating_figures(getattr(seat, "rating_ordinal", None),
+                                     getattr(seat, "rated_games", None)),
+            "reliability": getattr(seat, "reliability_percent", None)}
 
 
 def ratings_for_seats(seats: list[Seat], kind: str) -> dict[int, dict[str, Any]]:
@@ -167,7 +185,6 @@ def ratings_for_seats(seats: list[Seat], kind: str) -> dict[int, dict[str, Any]]
             continue
         row = rows.get(seat.user_id)
         out[seat.position] = {
-            "rating": rating_figures(row.mu if row else None, row.sigma if row else None,
-                                     row.games if row else 0),
+            "rating": rating_figures(row.ordinal if row else None, row.games if row else 0),
             "reliability": kept.get(seat.user_id)}
     return out

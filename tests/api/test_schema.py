@@ -59,6 +59,8 @@ ADDED_PATHS = {
     "/api/v1/me/webhooks/{id}/rotate-secret/": {"post"},
     "/api/v1/me/webhooks/{id}/ping/": {"post"},
     "/api/v1/me/webhooks/{id}/deliveries/": {"get"},
+    "/api/v1/players/{name}/": {"get"},
+    "/api/v1/leaderboards/{game}/": {"get"},
 }
 
 

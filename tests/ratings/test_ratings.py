@@ -1,26 +1,131 @@
-"""Ratings: each game's outcome moves them the right way, once, in the transaction that ends
-the game; never for aborted games, bots or games with fewer than two humans; a recomputation
-gives the live figures again."""
+"""Ratings in the database: a finished game rates its human players once, in the transaction
+that ends it; aborted games, bots and games with fewer than two humans change nothing; a
+recomputation from the finished games gives the live figures again."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
+from django.core.management import call_command
 
+from games.core import selectors
 from games.core.services import ratings as rating_services
+from games.models import Game, MoveRecord
+from games.ratings import skill
 from games.ratings.models import Rating, RatingChange
+from moderation import services as moderation
 from tests.api.factories import UserFactory
 
 from .play import new_game, play_to_end
 
 
+def figures() -> dict:
+    """Every rating and every change, as stored."""
+    return {
+        "ratings": sorted(Rating.objects.values_list("user_id", "kind", "mu", "sigma",
+                                                     "ordinal", "games")),
+        "changes": sorted(RatingChange.objects.values_list(
+            "game_id", "user_id", "kind", "place", "mu_before", "sigma_before", "mu", "sigma",
+            "ordinal")),
+    }
+
+
 @pytest.mark.django_db
-def test_a_finished_game_rates_its_players():
+def test_a_finished_game_rates_its_humans_once_and_its_seats_show_it():
     humans = [UserFactory() for _ in range(4)]
     game = play_to_end(new_game("mascarade", humans), random.Random(1))
-    assert game.status == "finished"
+    assert game.status == Game.Status.FINISHED
     changes = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
     assert set(changes) == {u.pk for u in humans}
     rows = {r.user_id: r for r in Rating.objects.filter(kind="mascarade")}
     assert all(row.games == 1 for row in rows.values())
+    # The winners' place is 1 and their mu went up; the players read with the game show the
+    # rating the game gave.
+    winners = {seat.user_id for seat in selectors.seats_of(game)
+               if seat.position in _winner_players(game)}
+    for user_id in winners:
+        assert changes[user_id].place == 1
+        assert changes[user_id].mu >= changes[user_id].mu_before
+    players = selectors.game_payload(selectors.find_and_load(game.pk, None), None)["players"]
+    for seat in players:
+        user = next(u for u in humans if u.username == seat["player"])
+        assert seat["rating"] == {"rating": skill.shown(rows[user.pk].ordinal),
+                                  "provisional": True, "games": 1}
+    before = figures()
+    loaded = selectors.find_and_load(game.pk, None)
+    assert rating_services.rate_game(game, loaded.seats, loaded.state) == []
+    assert figures() == before
+
+
+def _winner_players(game: Game) -> set[int]:
+    from games.core.catalog import get_game
+
+    state = selectors.find_and_load(game.pk, None).state
+    return set(get_game(game.kind).result(state).winner_players)
+
+
+@pytest.mark.django_db
+def test_bots_are_not_rated_and_one_human_is_no_rated_game():
+    ada, bea = UserFactory(), UserFactory()
+    alone = play_to_end(new_game("mascarade", [ada], bots=3), random.Random(2))
+    assert alone.status == Game.Status.FINISHED
+    assert not Rating.objects.exists() and not RatingChange.objects.exists()
+    two = play_to_end(new_game("mascarade", [ada, bea], bots=2), random.Random(3))
+    assert two.status == Game.Status.FINISHED
+    assert set(RatingChange.objects.values_list("user_id", flat=True)) == {ada.pk, bea.pk}
+    assert set(Rating.objects.values_list("user_id", flat=True)) == {ada.pk, bea.pk}
+    payload = selectors.game_payload(selectors.find_and_load(two.pk, None), None)
+    bots = [seat for seat in payload["players"] if seat["is_bot"]]
+    assert bots and all(seat["rating"] is None and seat["reliability"] is None
+                        for seat in bots)
+
+
+@pytest.mark.django_db
+def test_an_aborted_game_leaves_ratings_untouched():
+    humans = [UserFactory() for _ in range(4)]
+    play_to_end(new_game("mascarade", humans), random.Random(4))
+    before = figures()
+    game = new_game("mascarade", humans)
+    play_to_end(game, random.Random(5), limit=6)
+    moderation.abort(UserFactory(is_staff=True, is_superuser=True), game.pk, "a test")
+    game.refresh_from_db()
+    assert game.status == Game.Status.ABORTED
+    assert figures() == before
+    call_command("recompute_ratings", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert figures() == before
+
+
+@pytest.mark.django_db
+def test_an_absent_players_seat_played_by_a_bot_is_still_theirs():
+    humans = [UserFactory() for _ in range(4)]
+    game = new_game("mascarade", humans, options={"players": 4, "absent_after": 1})
+    # Some decisions time out: their player is marked absent, and a bot plays for them.
+    rng = random.Random(6)
+    play_to_end(game, rng, timeouts=0.3)
+    assert game.status == Game.Status.FINISHED
+    assert MoveRecord.objects.filter(game=game, actor="bot", seat__user__isnull=False).exists()
+    assert set(RatingChange.objects.filter(game=game).values_list("user_id", flat=True)) == {
+        u.pk for u in humans}
+
+
+@pytest.mark.django_db
+def test_recomputing_gives_the_live_figures():
+    ada, bea, cid, dan, eve = (UserFactory() for _ in range(5))
+    rng = random.Random(7)
+    play_to_end(new_game("mascarade", [ada, bea, cid, dan]), rng)
+    play_to_end(new_game("ere_des_masques", [ada, bea]), rng)
+    play_to_end(new_game("shadow_house", [cid, dan, eve], bots=1,
+                         options={"players": 4, "flash": True}), rng)
+    play_to_end(new_game("shadow_house", [ada, eve, bea]), rng)
+    play_to_end(new_game("mascarade", [eve, ada, dan], bots=1), rng)
+    play_to_end(new_game("ere_des_masques", [bea, ada]), rng)
+    live = figures()
+    assert len({kind for _u, kind, *_rest in live["ratings"]}) == 3
+    assert RatingChange.objects.values("game_id").distinct().count() == 6
+    call_command("recompute_ratings", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert figures() == live
+    # A change of the model's parameters is one command.
+    call_command("recompute_ratings", "--game", "ere_des_masques",
+                 stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert figures() == live

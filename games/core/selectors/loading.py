@@ -9,12 +9,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import BooleanField, QuerySet
+from django.db.models import BooleanField, FloatField, IntegerField, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from games.core.selectors.state import load_state
 from games.models import Game, PendingDecision, Seat
+from games.ratings.selectors import (
+    SEAT_RATED_GAMES_SQL,
+    SEAT_RATING_SQL,
+    SEAT_RELIABILITY_SQL,
+)
 
 
 @dataclass
@@ -60,7 +65,9 @@ _VACATION_AHEAD = ('EXISTS (SELECT 1 FROM "accounts_vacation" v WHERE v."user_id
 def seats_with_vacations(today: dt.date, yesterday: dt.date) -> QuerySet[Seat]:
     """Seats with their users, each marked ``on_vacation`` (their user declared ``today``, UTC,
     a vacation day) and ``vacation_ahead`` (a vacation under way or to come; from
-    ``yesterday``: one ending today in a time zone behind UTC).
+    ``yesterday``: one ending today in a time zone behind UTC), with their player's rating at
+    the game (``rating_ordinal``, ``rated_games``) and reliability (``reliability_percent``:
+    ``games.ratings.selectors.seat_figures`` shows them).
 
     The two marks are plain SQL (``RawSQL``): every move and every read of a game reads its
     seats, and the ORM's ``Exists(...)`` subqueries, built and compiled anew each time, doubled
@@ -70,7 +77,13 @@ def seats_with_vacations(today: dt.date, yesterday: dt.date) -> QuerySet[Seat]:
         on_vacation=RawSQL(_ON_VACATION, (today, today),  # noqa: S611 (fixed text)
                            output_field=BooleanField()),
         vacation_ahead=RawSQL(_VACATION_AHEAD, (yesterday,),  # noqa: S611 (fixed text)
-                              output_field=BooleanField()))
+                              output_field=BooleanField()),
+        rating_ordinal=RawSQL(SEAT_RATING_SQL, (),  # noqa: S611 (fixed text)
+                              output_field=FloatField()),
+        rated_games=RawSQL(SEAT_RATED_GAMES_SQL, (),  # noqa: S611 (fixed text)
+                           output_field=IntegerField()),
+        reliability_percent=RawSQL(SEAT_RELIABILITY_SQL, (),  # noqa: S611 (fixed text)
+                                   output_field=IntegerField()))
 
 
 def days() -> tuple[dt.date, dt.date]:

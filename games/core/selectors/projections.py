@@ -19,6 +19,7 @@ from games.engine import SPECTATOR
 from games.engine.replay import view_event
 from games.engine.table import fold_table
 from games.models import Game, MoveRecord, PendingDecision, Seat
+from games.ratings.selectors import seat_figures
 
 #: How many moves one page of ``/events/`` covers at most.
 EVENTS_PAGE_MOVES = 200
@@ -30,9 +31,12 @@ def _names(seats: list[Seat]) -> tuple[dict[int, str], dict[int, bool]]:
 
 
 def players_payload(seats: list[Seat]) -> list[dict[str, Any]]:
+    """The seats as every viewer sees them: who, their badges, their rating at this game and
+    their reliability (read with the seats: ``games.ratings.selectors.seat_figures``)."""
     return [{"position": seat.position, "player": seat.name, "is_bot": seat.is_bot,
              "absent": seat.absent, "wants_pause": seat.wants_pause,
-             "vacation": bool(getattr(seat, "on_vacation", False))} for seat in seats]
+             "vacation": bool(getattr(seat, "on_vacation", False)), **seat_figures(seat)}
+            for seat in seats]
 
 
 def with_clocks(players: list[dict[str, Any]], game: Game, seats: list[Seat],

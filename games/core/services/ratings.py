@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.models import User
 from games.core import events, selectors
 from games.core.catalog import find_kit
 from games.engine.base import standings
-from games.models import Game, MoveRecord, Seat
+from games.models import Game, Seat
 from games.ratings import skill
 from games.ratings.models import Rating, RatingChange, Reliability
 from games.ratings.reliability import measure, window
@@ -76,10 +76,12 @@ def rated(sides: list[Side], current: dict[int, skill.Pair]) -> list[Change]:
     return changes
 
 
-def rate_game(game: Game, seats: Iterable[Seat], state: Any) -> list[Change]:
+def rate_game(game: Game, seats: list[Seat], state: Any) -> list[Change]:
     """Rate a game that just finished (inside its transaction): its players' ratings locked
-    (in the order of their ids), changed, and a :class:`RatingChange` row each. Rating a game
-    twice changes nothing. Returns the changes (none for a game not rated)."""
+    (in the order of their ids), changed, and a :class:`RatingChange` row each; the seats in
+    hand show the new ratings, and, once committed, the players' other games under way show
+    them too (their version is bumped: their answers' ETag changes). Rating a game twice
+    changes nothing. Returns the changes (none for a game not rated)."""
     sides = outcome(game, seats, state)
     if sides is None or RatingChange.objects.filter(game_id=game.pk).exists():
         return []
@@ -101,7 +103,22 @@ def rate_game(game: Game, seats: Iterable[Seat], state: Any) -> list[Change]:
     Rating.objects.bulk_update(list(rows.values()),
                                ["mu", "sigma", "ordinal", "games", "updated_at"])
     RatingChange.objects.bulk_create([_change_row(game, change, now) for change in changes])
+    for seat in seats:
+        row = rows.get(seat.user_id)
+        if row is not None:
+            seat.rating_ordinal, seat.rated_games = row.ordinal, row.games
+    transaction.on_commit(lambda: _show_elsewhere(users, game.pk))
     return changes
+
+
+def _show_elsewhere(users: list[int], game_id: Any) -> int:
+    """The games under way of these players, but ``game_id``, get a new version (their answers
+    show the players' ratings). A statement of its own after the commit: under the ended game's
+    lock, it would lock other games' rows in no set order."""
+    return (Game.objects.filter(seats__user_id__in=users)
+            .exclude(pk=game_id)
+            .exclude(status__in=[Game.Status.FINISHED, Game.Status.ABORTED])
+            .update(version=F("version") + 1))
 
 
 def _change_row(game: Game, change: Change, at: dt.datetime) -> RatingChange:
@@ -171,14 +188,14 @@ def recompute(*, kinds: Iterable[str] | None = None) -> int:
 
 def refresh_reliability(as_of: dt.date | None = None, *, batch: int = 500) -> int:
     """Store every player's reliability figures of ``as_of`` (default: today, UTC): those with
-    a seat in a game that moved in the window, or figures stored already. Returns how many."""
+    a seat in a game that changed in the window (a game's ``updated_at`` follows its every
+    move), or figures stored already. Returns how many."""
     as_of = as_of or timezone.now().date()
     start, _end = window(as_of)
-    active = (MoveRecord.objects.filter(created_at__gte=start - dt.timedelta(days=1))
-              .values("seat__user_id"))
-    users = (User.objects.filter(Q(pk__in=active) | Q(reliability__isnull=False)
-                                 | Q(seats__absent=True, seats__game__updated_at__gte=start))
-             .distinct().order_by("pk"))
+    seated = Seat.objects.filter(user__isnull=False,
+                                 game__updated_at__gte=start).values("user_id")
+    users = (User.objects.filter(Q(pk__in=seated) | Q(reliability__isnull=False))
+             .order_by("pk"))
     done = 0
     chunk: list[User] = []
     for user in users.iterator(chunk_size=batch):
@@ -192,13 +209,23 @@ def refresh_reliability(as_of: dt.date | None = None, *, batch: int = 500) -> in
 
 
 def _store(users: list[User], as_of: dt.date) -> int:
+    """Store the figures of ``users`` for ``as_of``; the games under way of those whose
+    percentage changed get a new version (their seats show it)."""
     figures = measure(users, as_of)
+    before = dict(Reliability.objects.filter(user_id__in=list(figures))
+                  .values_list("user_id", "percent"))
+    changed = [user_id for user_id, f in figures.items()
+               if user_id not in before or before[user_id] != f.percent]
     rows = [Reliability(user_id=user_id, as_of=as_of, decisions=f.decisions,
                         answered=f.answered, percent=f.percent, removed=f.removed, left=f.left)
             for user_id, f in figures.items()]
     Reliability.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["user"],
         update_fields=["as_of", "decisions", "answered", "percent", "removed", "left"])
+    if changed:
+        (Game.objects.filter(seats__user_id__in=changed)
+         .exclude(status__in=[Game.Status.FINISHED, Game.Status.ABORTED])
+         .update(version=F("version") + 1))
     return len(rows)
 
 
