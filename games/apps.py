@@ -11,8 +11,7 @@ class GamesConfig(AppConfig):
         from django.contrib.auth import get_user_model
 
         from games.api import tokens
-        # (the events' subscriptions)
-        from games.core.services import ratings, scheduling  # noqa: F401
+        from games.core.services import ratings, scheduling  # noqa: F401 (events' subscribers)
 
         # A new password (changed, reset, set by a superuser) revokes the user's API tokens.
         tokens.connect(get_user_model())
