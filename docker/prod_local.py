@@ -395,24 +395,25 @@ def binary(command: str, package: str) -> str:
 # --- Processes ------------------------------------------------------------------------------------
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """``(process group, session)`` of a process, or None if it is gone."""
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """``(state, process group, session)`` of a process, or None if it is gone."""
     try:
         data = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     fields = data.rsplit(")", 1)[1].split()
-    return int(fields[2]), int(fields[3])
+    return fields[0], int(fields[2]), int(fields[3])
 
 
 def members(session: int, group: int | None = None) -> list[int]:
-    """The processes of ``session`` (of its process ``group`` only, when given)."""
+    """The running processes of ``session`` (of its process ``group`` only, when given; a
+    zombie, dead and waiting for its parent to read its status, runs nothing)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         stat = _stat(int(entry.name))
-        if stat and stat[1] == session and (group is None or stat[0] == group):
+        if stat and stat[0] != "Z" and stat[2] == session and group in (None, stat[1]):
             found.append(int(entry.name))
     return found
 
@@ -430,11 +431,9 @@ def kill_all(pids_of, seconds: float = 10) -> None:
 
 
 def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet waited for, does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    """Whether ``pid`` runs (a zombie does not)."""
+    stat = _stat(pid)
+    return stat is not None and stat[0] != "Z"
 
 
 def exec_program(stack: Stack, name: str) -> None:
@@ -635,6 +634,9 @@ def main(argv: list[str] | None = None) -> int:
                                    cwd=ROOT,
                                    env={**environ, **stack.settings("web")})
         else:
+            # Ctrl-C and SIGTERM stop everything (even when started with SIGINT ignored, as a
+            # shell's background job is).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             signal.signal(signal.SIGTERM, signal.default_int_handler)
             try:
                 proc = start(stack)
@@ -649,7 +651,8 @@ def main(argv: list[str] | None = None) -> int:
             print("stopping...", flush=True)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            stop(stack)
+            stop(stack, quiet=True)
+            print("stopped")
     except Failed as error:
         print(f"prod-local: {error}", file=sys.stderr)
         return 1
