@@ -42,6 +42,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from games.engine.base import EngineError, Game, InvalidOptions
 from games.engine.bots import Bot
+from games.engine.options import speed_of
 from games.models import NAME_MAX_LENGTH
 
 # --------------------------------------------------------------------------------------------
@@ -210,21 +211,106 @@ def ranking_lines(scores: list[tuple[str, int]], unit, winners: Collection[int] 
     return lines
 
 
+def duration_words(seconds: int) -> str:
+    """A length of time in words, rounded to its largest unit ("3 days", "12 hours", "1
+    hour", "10 minutes")."""
+    named = dict(TIMEOUTS).get(seconds) or dict(SHORT_TIMEOUTS).get(seconds)
+    if named is not None:
+        return str(named)
+    hours = seconds / 3600
+    if hours >= 47.5:
+        days = round(hours / 24)
+        return ngettext("%(n)d day", "%(n)d days", days) % {"n": days}
+    if hours >= 1:
+        return ngettext("%(n)d hour", "%(n)d hours", max(1, round(hours))) % {
+            "n": max(1, round(hours))}
+    return ngettext("%(n)d minute", "%(n)d minutes", max(1, seconds // 60)) % {
+        "n": max(1, seconds // 60)}
+
+
+SPEED_NAMES = {"fast": gettext_lazy("fast"), "normal": gettext_lazy("normal"),
+               "slow": gettext_lazy("slow"), "bank": gettext_lazy("time bank"),
+               "custom": gettext_lazy("custom")}
+
+
 def speed_words(options: dict[str, Any]) -> str:
-    """A game's speed for the lobby: the time for a turn (its ``move_timeout``), in words."""
+    """A game's speed for the lobby and the table: its name and the time for a turn ("fast:
+    1 hour per turn"), or its time bank ("time bank: 3 days, +12 hours per decision")."""
+    speed = speed_of(options)
+    if speed == "bank":
+        initial, increment = options.get("bank_initial"), options.get("bank_increment")
+        if not (isinstance(initial, int) and isinstance(increment, int)):
+            return str(SPEED_NAMES["bank"])
+        return _("time bank: %(initial)s, +%(increment)s per decision") % {
+            "initial": duration_words(initial), "increment": duration_words(increment)}
     seconds = options.get("move_timeout")
     if not isinstance(seconds, int) or seconds <= 0:
         return ""
-    named = dict(TIMEOUTS).get(seconds) or dict(SHORT_TIMEOUTS).get(seconds)
-    if named is None:
-        hours = seconds / 3600
-        named = (ngettext("%(n)d day", "%(n)d days", round(hours / 24)) % {"n": round(hours / 24)}
-                 if hours >= 24 else
-                 ngettext("%(n)d hour", "%(n)d hours", max(1, round(hours))) % {
-                     "n": max(1, round(hours))} if hours >= 1 else
-                 ngettext("%(n)d minute", "%(n)d minutes", max(1, seconds // 60)) % {
-                     "n": max(1, seconds // 60)})
-    return _("%(time)s per turn") % {"time": named}
+    per_turn = _("%(time)s per turn") % {"time": duration_words(seconds)}
+    if speed == "custom":
+        return per_turn
+    return _("%(speed)s: %(per_turn)s") % {"speed": SPEED_NAMES[speed], "per_turn": per_turn}
+
+
+def bank_words(seconds: int) -> str:
+    """What a seat's time bank holds, in words ("2 d 4 h", "3 h 20 min", "45 min")."""
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return _("%(d)d d %(h)d h") % {"d": days, "h": hours}
+    if hours:
+        return _("%(h)d h %(m)02d min") % {"h": hours, "m": minutes}
+    return _("%(m)d min") % {"m": minutes}
+
+
+BANK_INITIALS = [(3600, gettext_lazy("1 hour")), (4 * 3600, gettext_lazy("4 hours")),
+                 (86_400, gettext_lazy("1 day")), (3 * 86_400, gettext_lazy("3 days")),
+                 (7 * 86_400, gettext_lazy("7 days")), (14 * 86_400, gettext_lazy("14 days"))]
+BANK_INCREMENTS = [(600, gettext_lazy("10 minutes")), (3600, gettext_lazy("1 hour")),
+                   (4 * 3600, gettext_lazy("4 hours")), (12 * 3600, gettext_lazy("12 hours")),
+                   (86_400, gettext_lazy("1 day"))]
+
+
+def speed_fields() -> tuple[forms.Field, forms.Field, forms.Field]:
+    """The create form's choice of a speed (a site option every game takes:
+    ``games.engine.options.speed_options``), and a time bank's initial time and increment; a
+    form declares them as ``speed, bank_initial, bank_increment = speed_fields()`` beside its
+    timers (used by the speed "custom"), and its ``options()`` takes :func:`speed_choice`."""
+    return (
+        forms.ChoiceField(
+            label=gettext_lazy("Speed"), initial="normal", required=False,
+            choices=[("fast", gettext_lazy("fast: 1 hour per turn")),
+                     ("normal", gettext_lazy("normal: 1 day per turn")),
+                     ("slow", gettext_lazy("slow: 3 days per turn")),
+                     ("bank", gettext_lazy("a time bank for each player")),
+                     ("custom", gettext_lazy("custom: the times below"))],
+            help_text=gettext_lazy("Answering another's move (a challenge window) takes half "
+                                   "the time of a turn. A time bank starts full; each "
+                                   "decision adds its increment, never above the start; each "
+                                   "player's decisions, taken at once or not, draw on their "
+                                   "own bank.")),
+        forms.TypedChoiceField(label=gettext_lazy("Time bank: time at the start (and at most)"),
+                               coerce=int, choices=BANK_INITIALS, initial=3 * 86_400,
+                               required=False),
+        forms.TypedChoiceField(label=gettext_lazy("Time bank: time added per decision"),
+                               coerce=int, choices=BANK_INCREMENTS, initial=12 * 3600,
+                               required=False),
+    )
+
+
+def speed_choice(data: dict[str, Any]) -> dict[str, Any]:
+    """The speed's options from a create form's cleaned data: the speed, with the timers of
+    the speed "custom" or the bank of a time bank (the others' fields are left out). A form
+    sent without a speed (by a script older than speeds) is "custom", its timers as given."""
+    timers = ("move_timeout", "challenge_timeout")
+    speed = data.get("speed") or ("custom" if any(data.get(key) for key in timers)
+                                  else "normal")
+    keys = {"custom": timers,
+            "bank": ("bank_initial", "bank_increment")}.get(speed, ())
+    return {"speed": speed, **{key: data[key] for key in keys
+                               if data.get(key) not in (None, "")}}
 
 
 def absent_policy_field() -> forms.ChoiceField:

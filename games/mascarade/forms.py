@@ -17,6 +17,8 @@ from games.core.kit import (
     GameOptionsForm,
     absent_policy_field,
     option_refusal,
+    speed_choice,
+    speed_fields,
 )
 from games.engine.base import InvalidOptions
 
@@ -25,8 +27,9 @@ from .rules.data import MASKS, SCENARIOS
 
 
 class MascaradeOptionsForm(GameOptionsForm):
-    field_order = ["players", "scenario", "masks", "center", "challenge_mode", "move_timeout",
-                   "challenge_timeout", "absent_policy", "log_masks", "private", "bots"]
+    field_order = ["players", "scenario", "masks", "center", "challenge_mode", "speed",
+                   "bank_initial", "bank_increment", "move_timeout", "challenge_timeout",
+                   "absent_policy", "log_masks", "private", "bots"]
 
     players = forms.TypedChoiceField(label=gettext_lazy("Players"), coerce=int, initial=5,
                                      choices=[(n, n) for n in range(4, 13)])
@@ -51,6 +54,7 @@ class MascaradeOptionsForm(GameOptionsForm):
     challenge_timeout = forms.TypedChoiceField(label=gettext_lazy("Time to claim or pass"),
                                                coerce=int, choices=SHORT_TIMEOUTS,
                                                initial=12 * 3600)
+    speed, bank_initial, bank_increment = speed_fields()
     absent_policy = absent_policy_field()
     log_masks = forms.BooleanField(label=gettext_lazy("The history keeps revealed masks"),
                                    required=False, initial=True)
@@ -65,8 +69,8 @@ class MascaradeOptionsForm(GameOptionsForm):
     def options(self) -> dict[str, Any]:
         data = self.cleaned_data
         options = {key: data[key] for key in ("players", "scenario", "challenge_mode",
-                                              "move_timeout", "challenge_timeout",
                                               "absent_policy", "log_masks") if key in data}
+        options.update(speed_choice(data))
         if data.get("scenario") == "custom":
             masks = []
             for mask_id in data.get("masks") or []:

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
 from games.core import catalog, selectors
-from games.core.kit import GameKit
+from games.core.kit import GameKit, bank_words
 from games.mail.outgoing import message_domain, thread_headers
 from games.models import ChatMessage, Notification
 from games.notify.digests import DIGEST_QUOTED
@@ -143,6 +143,9 @@ def _subject_and_lines(note: Notification, folded: list[Notification]
             lines.append(_("A bot plays for you until you make a move again."))
     if deadline and note.kind in (*DECISION_KINDS, Kind.REMINDER):
         lines.append(_("Deadline: %(deadline)s.") % {"deadline": deadline})
+    if isinstance(ctx.get("bank"), int) and note.kind in DECISION_KINDS:
+        lines.append(_("Your time bank holds %(left)s for this decision: the deadline is when "
+                       "it runs out.") % {"left": bank_words(ctx["bank"])})
     if folded and note.kind == Kind.MAIL_REPLY:
         lines += _carried_lines(folded, kit, label)
     elif folded:

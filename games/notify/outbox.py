@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.core import catalog, dispatch, events
+from games.core import catalog, deadlines, dispatch, events
 from games.models import Game, Notification, PendingDecision, Seat
 from games.notify import pushes
 
@@ -81,6 +81,12 @@ def _push_users(seats) -> set | None:
     return {seat.user_id for seat in seats if seat.user_id is not None and seat.user.has_push}
 
 
+def _bank(game: Game, row: PendingDecision) -> dict:
+    """In a game played with a time bank, what the seat's bank holds for this decision (its
+    running time, the increment included): ``{"bank": seconds}``; else nothing."""
+    return {"bank": row.clock_seconds} if deadlines.bank_of(game.options) is not None else {}
+
+
 def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
                    ) -> list[Notification]:
     """The messages of new decisions awaited from human players, in several games, not yet
@@ -98,7 +104,8 @@ def decision_notes(games: list[tuple[Game, list[PendingDecision], list[Seat]]]
                                dedupe_key=f"decision:{game.pk}:{row.player}:{row.seq}",
                                next_attempt_at=due,
                                context={"decision": row.decision, "player": row.player,
-                                        "deadline": row.deadline.isoformat(), "seq": row.seq})
+                                        "deadline": row.deadline.isoformat(), "seq": row.seq,
+                                        **_bank(game, row)})
                   for row in rows if row.user_id is not None and not row.bot
                   and _wants_mail(by_position.get(row.player))]
     return notes

@@ -9,12 +9,19 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy
 
-from games.core.kit import SHORT_TIMEOUTS, TIMEOUTS, GameOptionsForm, absent_policy_field
+from games.core.kit import (
+    SHORT_TIMEOUTS,
+    TIMEOUTS,
+    GameOptionsForm,
+    absent_policy_field,
+    speed_choice,
+    speed_fields,
+)
 
 
 class ShadowHouseOptionsForm(GameOptionsForm):
-    field_order = ["players", "flash", "move_timeout", "challenge_timeout", "absent_policy",
-                   "private", "bots"]
+    field_order = ["players", "flash", "speed", "bank_initial", "bank_increment", "move_timeout",
+                   "challenge_timeout", "absent_policy", "private", "bots"]
 
     players = forms.TypedChoiceField(label=gettext_lazy("Players"), coerce=int, initial=5,
                                      choices=[(n, n) for n in range(3, 9)])
@@ -27,12 +34,13 @@ class ShadowHouseOptionsForm(GameOptionsForm):
     challenge_timeout = forms.TypedChoiceField(
         label=gettext_lazy("Time to answer another's card (give, discard, the Panic's pool)"),
         coerce=int, choices=SHORT_TIMEOUTS, initial=12 * 3600)
+    speed, bank_initial, bank_increment = speed_fields()
     absent_policy = absent_policy_field()
 
     def options(self) -> dict[str, Any]:
         data = self.cleaned_data
-        options = {key: data[key] for key in ("players", "move_timeout", "challenge_timeout",
-                                              "absent_policy")
+        options = {key: data[key] for key in ("players", "absent_policy")
                    if data.get(key) not in (None, "")}
+        options.update(speed_choice(data))
         options["flash"] = bool(data.get("flash"))
         return options

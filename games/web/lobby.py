@@ -8,10 +8,11 @@ from typing import Any
 
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games.core import catalog, selectors
-from games.core.kit import speed_words
+from games.core.kit import duration_words, speed_words
 from games.web.clock import time_left
 
 
@@ -40,8 +41,10 @@ def lobby(request):
     games = list(selectors.public_games(status, kit.id if kit else None)[:50])
     seats = selectors.seats_by_game(games)
     deadlines = selectors.next_deadlines([g.pk for g in games if g.status == "active"])
+    pending, estimates = selectors.pending_by_game(games), selectors.length_estimates()
     now = timezone.now()
-    rows = [{**selectors.summary_payload(g, seats[g.pk]), **_listed(g),
+    rows = [{**selectors.summary_payload(g, seats[g.pk], pending.get(g.pk)),
+             **_listed(g, estimates),
              "left": time_left(selectors.iso(deadlines.get(g.pk)), now)} for g in games]
     mine = []
     if request.user.is_authenticated:
@@ -50,12 +53,18 @@ def lobby(request):
                                                 "kits": catalog.kits(), "kit": kit})
 
 
-def _listed(game) -> dict[str, Any]:
+def _listed(game, estimates: dict | None = None) -> dict[str, Any]:
     """What a listing says of a game besides its name: its kind, its own options in words,
-    its speed."""
+    its speed, and (``estimates``: ``selectors.length_estimates()``) how long a game of its
+    kind, speed and player count lasts, for a game not over."""
     kit = catalog.find_kit(game.kind)
+    estimate = ""
+    if estimates is not None and game.status in ("open", "active", "paused"):
+        seconds = selectors.length_estimate(estimates, game)
+        estimate = (_("usually lasts about %(time)s") % {"time": duration_words(seconds)}
+                    if seconds else _("no estimate of its length yet"))
     return {"kit": kit, "summary": kit.options_summary(game.options) if kit else "",
-            "speed": speed_words(game.options)}
+            "speed": speed_words(game.options), "estimate": estimate}
 
 
 def your_games(user, games) -> list[dict[str, Any]]:
@@ -65,6 +74,7 @@ def your_games(user, games) -> list[dict[str, Any]]:
     queries for the lot (the games, their seats, their awaited players)."""
     games = list(games)
     seats = selectors.seats_by_game(games)
+    estimates = selectors.length_estimates()
     awaited = selectors.awaited_by_game([g.pk for g in games if g.status == "active"])
     now = timezone.now()
     out = []
@@ -73,7 +83,7 @@ def your_games(user, games) -> list[dict[str, Any]]:
         waiting = [by_position[p] for p in awaited.get(game.pk, []) if p in by_position]
         awaiting_you = any(seat.user_id == user.pk for seat in waiting)
         out.append({
-            "game": game, **_listed(game),
+            "game": game, **_listed(game, estimates),
             "players": [seat.name for seat in seats[game.pk]],
             "seats_free": max(0, game.seat_count - len(seats[game.pk])),
             "awaiting_you": awaiting_you,

@@ -21,12 +21,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games.core import catalog, selectors
-from games.core.kit import Board, history_lines
+from games.core.kit import Board, history_lines, speed_words
 from games.live import presence
 from games.models import Game, Seat
 from games.web import push
 from games.web.chat import chat_context, chat_version
-from games.web.clock import time_left, viewer_zone
+from games.web.clock import bank_left, time_left, viewer_zone
 from games.web.history import at_move, older_history
 
 LIVE_POLL_SECONDS = 2
@@ -60,11 +60,14 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     pausing = {s.name for s in loaded.seats if s.wants_pause and not s.is_bot}
     if state:
         players = {p["player"]: p for p in payload["players"]}
+        deadline_of = {a.get("seat"): a.get("deadline") for a in state.get("awaiting") or []}
         for seat in state["seats"]:
             names[seat["seat"]] = seat["player"]
         for seat in state["seats"]:
             info = players.get(seat["player"], {})
             seats.append({**seat, "absent": info.get("absent"), "vacation": info.get("vacation"),
+                          "bank": bank_left(info.get("clock"), deadline_of.get(seat["seat"]),
+                                            now),
                           "wants_pause": seat["player"] in pausing,
                           "is_you": you is not None and seat["seat"] == you["seat"],
                           "awaited": any(a["seat"] == seat["seat"] for a in state["awaiting"])})
@@ -115,6 +118,7 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
     return {
         **board,
         "kit": kit, "game": loaded.game, "payload": payload, "state": state, "you": you,
+        "speed": speed_words(loaded.game.options),
         "seats": seats, "awaiting": awaiting, "history": history, "move_groups": groups,
         "history_start": history_start, "older_url": older_url,
         "pause_askers": sorted(pausing - {s.name for s in loaded.seats if s.position == me}),

@@ -8,10 +8,12 @@ import datetime as dt
 from unittest import mock
 
 import pytest
+from django.core.cache import cache
 from django.utils import timezone
 
 from games.core import selectors, services
 from games.core.catalog import get_game
+from games.core.selectors import estimates
 from games.models import Game, PendingDecision, Seat
 
 from .factories import client_for
@@ -188,3 +190,56 @@ def test_pauses_keep_the_bank_and_extensions_stop_at_the_cap(users, clock):
     services.apply_table_move(game.pk, "extend", actor="moderator", player=0, seconds=600)
     row = rows(game)[0]
     assert row.clock_seconds == 7300 and row.deadline == clock.now + dt.timedelta(seconds=7200)
+
+
+@pytest.fixture
+def fresh_estimates():
+    """The lobby's estimates read from this test's games (and not left to the next test)."""
+    cache.delete(estimates.CACHE_KEY)
+    yield
+    cache.delete(estimates.CACHE_KEY)
+
+
+def test_the_lobby_estimates_a_games_length_from_finished_ones(users, client, fresh_estimates,
+                                                               django_assert_num_queries):
+    now = timezone.now()
+    for days in (1, 2, 4):  # the median: 2 days
+        Game.objects.create(kind="mascarade", options={"players": 4, **BANK}, seed=1,
+                            status=Game.Status.FINISHED, seat_count=4,
+                            started_at=now - dt.timedelta(days=days + 1),
+                            finished_at=now - dt.timedelta(days=1))
+    Game.objects.create(kind="mascarade", options={"players": 5, **BANK}, seed=1,
+                        status=Game.Status.FINISHED, seat_count=5,
+                        started_at=now - dt.timedelta(days=9), finished_at=now)
+    assert {key: value for key, value in estimates.length_estimates().items()
+            if key[0] == "mascarade"} == {("mascarade", "bank", 4): 2 * 86_400,
+                                          ("mascarade", "bank", 5): 9 * 86_400}
+    with django_assert_num_queries(0):  # (cached)
+        estimates.length_estimates()
+    services.create_game(users[0], "mascarade", {"players": 4, **BANK}, name="Banked four")
+    services.create_game(users[1], "mascarade", {"players": 4, "speed": "slow"},
+                         name="Slow four")
+    page = client.get("/games/").content.decode()
+    banked = page[page.index("Banked four"):][:600]
+    assert "time bank: 3 hours" not in banked  # (7200 s: "2 hours")
+    assert "time bank: 2 hours, +10 minutes per decision" in banked
+    assert "usually lasts about 2 days" in banked
+    slow = page[page.index("Slow four"):][:600]
+    assert "slow: 3 days per turn" in slow and "no estimate of its length yet" in slow
+
+
+def test_the_decision_mail_says_what_the_bank_holds(users, clock):
+    from games.models import Notification
+    from games.notify.messages import _subject_and_lines
+
+    game = start_game(users[0], users[1:], options={"players": 4, "first_seat": 0, **BANK})
+    note = Notification.objects.filter(game=game, user=users[0]).exclude(
+        kind=Notification.Kind.STARTED).get()
+    assert note.context["bank"] == 7200
+    _subject, _headline, lines = _subject_and_lines(note, [])
+    assert "Your time bank holds 2 h 00 min for this decision: the deadline is when it runs " \
+           "out." in lines
+    plain = start_game(users[0], users[1:], options={"players": 4, "first_seat": 0})
+    note = Notification.objects.filter(game=plain, user=users[0]).exclude(
+        kind=Notification.Kind.STARTED).get()
+    assert "bank" not in note.context

@@ -27,6 +27,7 @@ from games.core.selectors.chat import (
     chat_version,
     latest_chat,
 )
+from games.core.selectors.estimates import length_estimate, length_estimates
 from games.core.selectors.listings import (
     awaited_by_game,
     games_of,
@@ -115,6 +116,8 @@ __all__ = [
     "latest_chat",
     "legal_moves_for",
     "legal_moves_payload",
+    "length_estimate",
+    "length_estimates",
     "load_for_viewer",
     "load_state",
     "next_deadlines",

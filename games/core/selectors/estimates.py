@@ -1,0 +1,61 @@
+"""How long a game lasts, for the lobby: the median length (start to end) of the latest
+finished games of the same kind, speed and player count.
+
+One query for every kind, speed and player count at once (each group's latest
+:data:`SAMPLE` games, a window function), kept in the cache for :data:`CACHE_SECONDS`: a
+lobby's page never asks per table. A cache that does not answer (Redis down) costs that query
+on the page.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
+
+from games.models import Game
+
+#: The finished games of a kind, speed and player count the median is taken over (the latest).
+SAMPLE = 101
+CACHE_KEY = "lobby:length-estimates:1"
+CACHE_SECONDS = 600
+
+Key = tuple[str, str, int]
+
+
+def _read() -> dict[Key, int]:
+    """Each (kind, speed, players)'s median length in seconds, from its latest finished games:
+    one query."""
+    rows = (Game.objects.filter(status=Game.Status.FINISHED, started_at__isnull=False,
+                                finished_at__isnull=False)
+            .annotate(recent=Window(RowNumber(),
+                                    partition_by=[F("kind"), F("speed"), F("seat_count")],
+                                    order_by=F("finished_at").desc()))
+            .filter(recent__lte=SAMPLE)
+            .values_list("kind", "speed", "seat_count", "started_at", "finished_at"))
+    lengths: dict[Key, list[float]] = {}
+    for kind, speed, players, started, finished in rows:
+        lengths.setdefault((kind, speed, players), []).append(
+            max(0.0, (finished - started).total_seconds()))
+    return {key: round(statistics.median(values)) for key, values in lengths.items()}
+
+
+def length_estimates() -> dict[Key, int]:
+    """Every (kind, speed, players)'s median length in seconds (absent: no finished game yet),
+    from the cache, else read once and cached."""
+    found = cache.get(CACHE_KEY)
+    if isinstance(found, list):
+        return {(kind, speed, players): seconds for kind, speed, players, seconds in found}
+    estimates = _read()
+    cache.set(CACHE_KEY, [[*key, seconds] for key, seconds in estimates.items()],
+              CACHE_SECONDS)
+    return estimates
+
+
+def length_estimate(estimates: dict[Key, int], game: Any) -> int | None:
+    """The estimated length in seconds of ``game`` (a :class:`Game`), or ``None`` when no
+    finished game of its kind, speed and player count is known."""
+    return estimates.get((game.kind, game.speed, game.seat_count))
