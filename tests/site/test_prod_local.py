@@ -10,7 +10,9 @@ own, then everything seen from outside, as the soak (``bench/soak.py``) sees it:
 - ``stop`` leaves no process of it and no port open.
 
 Needs PostgreSQL, nginx and redis-server (``apt-get install nginx redis-server``; ``.ci/run``
-installs them): skips without them, fails under ``REQUIRE_SERVICES=1``.
+installs them): skips without them, fails under ``REQUIRE_SERVICES=1``. Beside it, without any
+service: what prod-local shares with the compose file (the start scripts, the settings), and the
+nginx template filled in.
 """
 
 from __future__ import annotations
@@ -36,9 +38,6 @@ from .servers import prod_local
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "docker" / "prod_local.py"
-
-pytestmark = pytest.mark.postgres
-
 
 def _needs(command: str) -> None:
     if shutil.which(command) or os.path.exists(f"/usr/sbin/{command}"):
@@ -172,6 +171,7 @@ def _wait(what: str, condition, seconds: float = 90) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.postgres
 def test_prod_local_serves_recovers_and_stops_clean(stack):
     info, ports = stack.info, stack.info["ports"]
     # Every program, under supervisord's name.
@@ -246,3 +246,61 @@ def test_prod_local_serves_recovers_and_stops_clean(stack):
     assert stopped.returncode == 0, stopped.stderr
     assert prod_local().members(session) == []
     assert not [port for port in (stack.port, *ports.values()) if _listening(port)]
+
+
+# --- What prod-local shares with the compose file (no service needed) ----------------------------
+
+
+def test_prod_local_runs_the_compose_services_start_scripts_with_their_settings(tmp_path):
+    """Each program runs the start script its compose service runs, which the image copies, with
+    the settings compose gives that service; only the documented loopback changes differ."""
+    import yaml
+
+    module = prod_local()
+    compose = yaml.safe_load((ROOT / "docker" / "compose.yml").read_text())
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
+    caller = {"PATH": "/usr/bin:/bin", "PROD_LOCAL_DIR": str(tmp_path), "PROD_LOCAL_PORT": "18000"}
+    stack = module.Stack.from_environment(caller)
+    services = set()
+    for name, (service, argv, _offset) in module.PROGRAMS.items():
+        if service is None:
+            continue
+        services.add(service)
+        assert argv[0] == "sh" and argv[1].startswith("docker/start-"), argv
+        script = Path(argv[1]).name
+        assert compose["services"][service]["command"] == [script], service
+        assert f"docker/{script}" in dockerfile, script
+        env = stack.program_env(name)
+        for key, value in compose["services"][service].get("environment", {}).items():
+            value = re.sub(r"^\$\{\w+:-([^}]*)\}$", r"\1", str(value))
+            if key not in ("DATABASE_URL", "DATABASE_OWNER_URL", "DB_APP_ROLE", "REDIS_URL",
+                           "EMAIL_URL", "ALLOWED_HOSTS", "SITE_URL", "CSRF_TRUSTED_ORIGINS",
+                           "SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE",
+                           "SECURE_HSTS_SECONDS", "SECRET_KEY", "WEB_WORKERS", "STREAM_WORKERS"):
+                assert env.get(key, "") == value, (name, key)
+        assert env["DEBUG"] == "0" and len(env["SECRET_KEY"]) >= 50
+        assert env["SECURE_SSL_REDIRECT"] == "0" and env["ALLOWED_HOSTS"] == "127.0.0.1,localhost"
+    # Every application service of compose's but the webhook worker (prod-local's two workers
+    # take its queue too) has its programs.
+    app = {name for name, spec in compose["services"].items() if "build" in spec}
+    assert app - services == {"webhook-worker"}
+    assert stack.program_env("worker-1")["CELERY_QUEUES"] == "celery,webhooks"
+    # The caller's environment wins where compose lets it (${NAME:-default}), never for DEBUG.
+    stack = module.Stack.from_environment({**caller, "ALLOWED_HOSTS": "example.org",
+                                           "DEBUG": "1", "MAIL_DOMAIN": "soak.test"})
+    env = stack.program_env("web-1")
+    assert (env["ALLOWED_HOSTS"], env["DEBUG"], env["MAIL_DOMAIN"]) == ("example.org", "0",
+                                                                         "soak.test")
+
+
+def test_prod_local_fills_in_every_variable_of_the_nginx_template(tmp_path):
+    module = prod_local()
+    stack = module.Stack.from_environment({"PATH": "/usr/bin", "PROD_LOCAL_DIR": str(tmp_path),
+                                           "PROD_LOCAL_PORT": "18000"})
+    _main, server = stack.nginx_conf()
+    assert "${" not in server and "listen 127.0.0.1:18000;" in server
+    web = server[server.index("upstream web {"):]
+    assert "server 127.0.0.1:18001; server 127.0.0.1:18002;" in web[:web.index("}")]
+    assert "server 127.0.0.1:18003; server 127.0.0.1:18004;" in server
+    with pytest.raises(module.Failed, match="NGINX_LISTEN"):
+        module.render_template("listen ${NGINX_LISTEN};", {})
