@@ -168,6 +168,24 @@ def seat_figures(seat: Seat) -> dict[str, Any]:
             "reliability": getattr(seat, "reliability_percent", None)}
 
 
+def complete_seat_figures(seats: list[Seat], kind: str) -> None:
+    """Give the seats made since they were read (the creator's, a joining player's) the
+    figures the seats' query reads with them (:data:`SEAT_RATING_SQL`...): two queries, none
+    when every human seat has them."""
+    missing = [seat for seat in seats
+               if seat.user_id is not None and not hasattr(seat, "rated_games")]
+    if not missing:
+        return
+    users = {seat.user_id for seat in missing}
+    rows = {user_id: (ordinal, games) for user_id, ordinal, games in Rating.objects.filter(
+        user_id__in=users, kind=kind).values_list("user_id", "ordinal", "games")}
+    kept = dict(Reliability.objects.filter(user_id__in=users).values_list("user_id",
+                                                                           "percent"))
+    for seat in missing:
+        seat.rating_ordinal, seat.rated_games = rows.get(seat.user_id, (None, None))
+        seat.reliability_percent = kept.get(seat.user_id)
+
+
 def ratings_for_seats(seats: list[Seat], kind: str) -> dict[int, dict[str, Any]]:
     """Each human seat's rating at ``kind`` and reliability, by position:
     ``{"rating": {...} (:func:`rating_figures`), "reliability": percent or None}``; bots have

@@ -9,7 +9,7 @@ import random
 import pytest
 from django.core.management import call_command
 
-from games.core import selectors
+from games.core import selectors, services
 from games.core.services import ratings as rating_services
 from games.models import Game, MoveRecord
 from games.ratings import skill
@@ -56,6 +56,11 @@ def test_a_finished_game_rates_its_humans_once_and_its_seats_show_it():
     loaded = selectors.find_and_load(game.pk, None)
     assert rating_services.rate_game(game, loaded.seats, loaded.state) == []
     assert figures() == before
+    # A new table's answers show the players' ratings at once (their seats were just made).
+    created = services.create_game(humans[0], "mascarade", {"players": 4}).body
+    joined = services.join_game(humans[1], created["id"])
+    for body, count in ((created, 1), (joined, 2)):
+        assert [seat["rating"]["games"] for seat in body["players"]] == [1] * count
 
 
 def _winner_players(game: Game) -> set[int]:

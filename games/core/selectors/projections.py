@@ -19,7 +19,7 @@ from games.engine import SPECTATOR
 from games.engine.replay import view_event
 from games.engine.table import fold_table
 from games.models import Game, MoveRecord, PendingDecision, Seat
-from games.ratings.selectors import seat_figures
+from games.ratings.selectors import complete_seat_figures, seat_figures
 
 #: How many moves one page of ``/events/`` covers at most.
 EVENTS_PAGE_MOVES = 200
@@ -155,6 +155,7 @@ def summary_payload(game: Game, seats: list[Seat],
     """What listings show of a game: no state. ``pending``: its pending decisions, for its
     seats' clocks in a game with a time bank (``games.core.selectors.pending_by_game`` reads
     those of a list of games)."""
+    complete_seat_figures(seats, game.kind)  # (a seat made since the seats were read)
     return {
         "id": str(game.id),
         "game": game.kind,
