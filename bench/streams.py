@@ -2,6 +2,7 @@
 streams (5,000 by default), and one move reaching them.
 
     .venv/bin/python bench/streams.py [--streams 5000] [--me-streams 1000] [--idle 30]
+                                      [--heartbeat SECONDS]
 
 The servers are started here and stopped at the end, as ``bench/api.py`` starts them (its
 ``Servers``): a PostgreSQL cluster and a Redis of their own in a temporary folder, and ONE stream
@@ -31,8 +32,9 @@ watched game: the time from the call of the move service to each game stream's `
 
 The file descriptor limit of this process is raised to its hard limit (the stream process, its
 child, inherits it); both are printed, and too low a hard limit stops the script.
-``--port-base P`` serves PostgreSQL, Redis and the stream server on P, P+1, P+2 (default: free
-ports).
+``--heartbeat`` sets the stream server's ``STREAM_HEARTBEAT_SECONDS`` (a long one measures a
+move's fan-out apart from the heartbeats' full checks). ``--port-base P`` serves PostgreSQL,
+Redis and the stream server on P, P+1, P+2 (default: free ports).
 """
 
 from __future__ import annotations
@@ -336,6 +338,9 @@ async def run(args, servers, percentile) -> None:
           flush=True)
 
     # Idle: the heartbeats' full checks only.
+    from django.conf import settings
+
+    heartbeat = args.heartbeat or settings.STREAM_HEARTBEAT_SECONDS
     await servers.apsql("SELECT pg_stat_statements_reset()")
     beats = sum(stream.heartbeats for stream in streams)
     cpu, t = cpu_seconds(pid), time.perf_counter()
@@ -348,7 +353,8 @@ async def run(args, servers, percentile) -> None:
         "ON r.oid = s.userid WHERE r.rolname = 'stream'")
     print(f"idle for {idle:.0f} s: the stream process used {used / idle:.0%} of a core, ran "
           f"{int(counted[0]) / idle:,.0f} SQL statements/s; {beats:,} heartbeats received "
-          f"({beats / max(len(streams), 1) / idle * 15:.2f} per stream per 15 s)", flush=True)
+          f"({beats / max(len(streams), 1) / idle * heartbeat:.2f} per stream per "
+          f"{heartbeat:g} s)", flush=True)
 
     # One move.
     game_streams = [s for s in streams if s.request.startswith(f"GET {game_path}".encode())]
@@ -399,6 +405,10 @@ def main() -> None:
                              "open by then are counted as failed")
     parser.add_argument("--wait", type=float, default=120,
                         help="the longest wait for a move to reach every stream (120 s)")
+    parser.add_argument("--heartbeat", type=float, default=0,
+                        help="the stream server's STREAM_HEARTBEAT_SECONDS (default: the "
+                             "settings', 15): a long one leaves a move's fan-out alone, "
+                             "without the full checks")
     parser.add_argument("--port-base", type=int, default=0,
                         help="PostgreSQL, Redis and the stream server on this port and the "
                              "next two (default: free ports)")
@@ -420,7 +430,10 @@ def main() -> None:
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
                        cwd=ROOT, env=env, check=True)
         command = api.script_command(ROOT, "start-stream.sh", "uvicorn", servers.ports["stream"])
-        servers.launch("stream", [*command, "--log-level", "warning"], servers.env("stream"))
+        stream_env = servers.env("stream")
+        if args.heartbeat:
+            stream_env["STREAM_HEARTBEAT_SECONDS"] = f"{args.heartbeat:g}"
+        servers.launch("stream", [*command, "--log-level", "warning"], stream_env)
         servers.ready("stream", lambda: api.answers(servers.ports["stream"], "/healthz"))
         os.environ.update(env)
         import django
@@ -431,7 +444,8 @@ def main() -> None:
         print("load average (1, 5, 15 min) at the start: "
               + ", ".join(f"{x:.1f}" for x in os.getloadavg()), flush=True)
         print(f"{servers.describe()}\n  STREAM_DB_THREADS={settings.STREAM_DB_THREADS}, "
-              f"STREAM_HEARTBEAT_SECONDS={settings.STREAM_HEARTBEAT_SECONDS:g}", flush=True)
+              f"STREAM_HEARTBEAT_SECONDS="
+              f"{args.heartbeat or settings.STREAM_HEARTBEAT_SECONDS:g}", flush=True)
         asyncio.run(run(args, servers, api.percentile))
         print("load average (1, 5, 15 min) at the end: "
               + ", ".join(f"{x:.1f}" for x in os.getloadavg()), flush=True)
