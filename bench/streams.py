@@ -125,11 +125,15 @@ class Stream(asyncio.Protocol):
     after :meth:`arm`."""
 
     def __init__(self, path: str, token: str):
+        # (a user stream with nothing to tell sends nothing before its first heartbeat: its
+        # ``retry:`` line, sent once it listens, will do; a game stream's first ``event: game``
+        # sets its cursor, which a move must not precede)
+        self.ready = (b"retry:",) if path.endswith("/me/stream/") else (b"event:", b": heartbeat")
         self.request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream"
                         f"\r\nAuthorization: Token {token}\r\n\r\n").encode()
         loop = asyncio.get_running_loop()
         self.opened = loop.create_future()
-        self.first = loop.create_future()  # its first message or heartbeat after the head
+        self.first = loop.create_future()  # once it is ready (:attr:`ready`)
         self.head = True
         self.buffer = b""
         self.watch: bytes | None = None
@@ -164,7 +168,7 @@ class Stream(asyncio.Protocol):
             if not self.opened.done():
                 self.opened.set_result(None)
         self.heartbeats += data.count(b": heartbeat")
-        if not self.first.done() and (b"event:" in data or b": heartbeat" in data):
+        if not self.first.done() and any(marker in data for marker in self.ready):
             self.first.set_result(None)
         # (the markers are short and each message comes in one chunk: no need to keep a tail)
         if self.watch is not None and self.seen is None and self.watch in data:
@@ -180,8 +184,8 @@ class Stream(asyncio.Protocol):
 
 async def open_streams(port: int, wanted: list[tuple[str, str]], within: float,
                        progress: bool = False) -> tuple[list[Stream], list]:
-    """Opens a stream for each ``(path, token)``, :data:`OPENING` at a time, and waits for each
-    one's first message (or heartbeat), for at most ``within`` seconds in all (those not open
+    """Opens a stream for each ``(path, token)``, :data:`OPENING` at a time, and waits until
+    each one is ready (:attr:`Stream.ready`), for at most ``within`` seconds in all (those not open
     by then are counted as failed, and closed). ``(streams opened, errors)``."""
     loop = asyncio.get_running_loop()
     gate = asyncio.Semaphore(OPENING)
