@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.live.models import TableWatch
@@ -28,24 +27,14 @@ def window() -> dt.timedelta:
 
 
 def watching(user_id, game_id, now: dt.datetime | None = None) -> None:
-    """``user_id`` has ``game_id``'s table open now. One UPDATE, made only when the row would
-    lapse within the next heartbeat or so (a page polling every 2 seconds writes a few times a
-    minute, not 30); an INSERT the first time."""
+    """``user_id`` has ``game_id``'s table open now: one statement (an INSERT that updates the
+    row it meets, ``ON CONFLICT DO UPDATE``), whatever was there before."""
     if user_id is None:
         return
-    now = now or timezone.now()
-    until = now + window()
-    stale_before = until - dt.timedelta(seconds=10)
-    rows = TableWatch.objects.filter(user_id=user_id, game_id=game_id)
-    if rows.filter(until__lt=stale_before).update(until=until):
-        return
-    if rows.exists():
-        return
-    try:
-        with transaction.atomic():
-            TableWatch.objects.create(user_id=user_id, game_id=game_id, until=until)
-    except IntegrityError:  # (another tab of the same player wrote it at the same moment)
-        rows.filter(until__lt=until).update(until=until)
+    until = (now or timezone.now()) + window()
+    TableWatch.objects.bulk_create(
+        [TableWatch(user_id=user_id, game_id=game_id, until=until)], update_conflicts=True,
+        unique_fields=["user", "game"], update_fields=["until"])
 
 
 def watchers(pairs: set[tuple], now: dt.datetime | None = None) -> set[tuple]:

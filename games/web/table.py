@@ -272,6 +272,8 @@ def live(request, game_id):
             else selectors.pending_of(loaded.game.pk) if loaded.game.started_at is not None
             else [])
     etag = _live_etag(request, loaded, rows)
+    if loaded.game.status in STREAMED and loaded.player_of(request.user) is not None:
+        presence.watching(request.user.pk, loaded.game.pk)  # (no push meanwhile: even at 304)
     if request.headers.get("If-None-Match") == etag:
         response = HttpResponse(status=304)
         response["ETag"] = etag
@@ -284,7 +286,6 @@ def live(request, game_id):
     context["live_etag"] = etag
     if context.get("my_seat") is not None and loaded.game.started_at is not None:
         _seen(context["my_seat"], loaded.game.seq)  # (what comes live is seen)
-        presence.watching(request.user.pk, loaded.game.pk)  # (no push meanwhile)
     response = render(request, "games/_live_answer.html", context)
     response["ETag"] = etag
     response["Cache-Control"] = "private, no-cache"

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from games.core import services
 from games.live import presence, streams
+from games.live.models import TableWatch
 from games.models import Game, Notification
 from games.notify import push_delivery, pushes
 from games.webpush import service, subscriptions
@@ -193,7 +194,15 @@ def test_the_pages(push_service, settings):
     assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
     assert {icon["sizes"] for icon in manifest["icons"]} >= {"192x192", "512x512"}
     # The table offers notifications once; "not now" answers it.
-    table = client.get(f"/games/{game.pk}/").content.decode()
+    page = client.get(f"/games/{game.pk}/")
+    table = page.content.decode()
+    # The table's page, and its polling even when nothing changed (304), say it is open.
+    assert presence.watchers({(ada.pk, game.pk)})
+    TableWatch.objects.all().delete()
+    etag = client.get(f"/games/{game.pk}/live/")["ETag"]
+    TableWatch.objects.all().delete()
+    assert client.get(f"/games/{game.pk}/live/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert presence.watchers({(ada.pk, game.pk)})
     assert 'data-push-offer' in table and settings.VAPID_PUBLIC_KEY in table
     assert client.post("/notifications/push/not-now/", HTTP_ACCEPT="application/json"
                        ).status_code == 200
