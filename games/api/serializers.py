@@ -153,6 +153,11 @@ class ErrorOut(serializers.Serializer):
     seq = serializers.IntegerField(required=False)
     rule_code = serializers.CharField(required=False)
     retry_after = serializers.IntegerField(required=False)
+    min_reliability = serializers.IntegerField(
+        required=False, help_text="`reliability_too_low`: the reliability the game asks for")
+    reliability = serializers.IntegerField(
+        required=False, allow_null=True,
+        help_text="`reliability_too_low`: the player's (null: none yet)")
 
 
 class SeatRatingOut(serializers.Serializer):

@@ -141,7 +141,8 @@ class JoinView(APIView):
     @extend_schema(
         operation_id="games_join", parameters=[GAME_ID], request=s.JoinIn,
         responses={200: s.GameOut, 403: error("`forbidden`: a private game's code is missing "
-                                               "or wrong"),
+                                               "or wrong; `reliability_too_low` (with "
+                                               "`min_reliability` and `reliability`)"),
                    409: error("`game_full`, `already_seated` or `game_not_active`")},
         summary="Take the lowest free seat")
     def post(self, request, id):

@@ -71,6 +71,9 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
                           "wants_pause": seat["player"] in pausing,
                           "is_you": you is not None and seat["seat"] == you["seat"],
                           "awaited": any(a["seat"] == seat["seat"] for a in state["awaiting"])})
+    for seat in seats:  # (each player's rating here and reliability, public at every seat)
+        info = players.get(seat["player"], {})
+        seat["rating"], seat["reliability"] = info.get("rating"), info.get("reliability")
     awaiting = []
     for item in (state or {}).get("awaiting", []):
         when = item.get("deadline")

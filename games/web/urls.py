@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from games.web import chat, create, lobby, push, rules_page, table, table_actions, unsubscribe
+from games.web.players import leaderboard, leaderboards, player
 
 urlpatterns = [
     path("games/", lobby.lobby, name="lobby"),
@@ -27,6 +28,9 @@ urlpatterns = [
     path("games/<uuid:game_id>/chat/<int:message_id>/report/", chat.chat_report,
          name="game-chat-report"),
     path("rules/", rules_page.rules, name="rules"),
+    path("players/<str:name>/", player, name="player"),
+    path("leaderboards/", leaderboards, name="leaderboards"),
+    path("leaderboards/<str:game>/", leaderboard, name="leaderboard"),
     path("notifications/unsubscribe/<str:token>/", unsubscribe.unsubscribe, name="unsubscribe"),
     # Web Push and the installable site: the service worker at the root (its scope: the site).
     path("sw.js", push.service_worker, name="service-worker"),

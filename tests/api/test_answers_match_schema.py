@@ -167,6 +167,17 @@ def play_to_the_end(check, kind: str, options: dict) -> None:
     check(mine.get(game_url(game_id, "legal-moves/")), 200)
     check(mine.get("/api/v1/me/games/", {"status": "finished"}), 200)
     check(mine.get(game_url(game_id, "chat/")), 200)
+    # Played again (issue 46): the new table, the same one for the next player, no outsider.
+    again = check(mine.post(game_url(game_id, "rematch/"), format="json"), 201)
+    assert check(hers.post(game_url(game_id, "rematch/"), format="json"), 200)["id"] == again[
+        "id"]
+    check(anyone.get(game_url(game_id)), 200)
+    check(client_for(UserFactory()).post(game_url(game_id, "rematch/"), format="json"), 403)
+    # A minimum reliability: a player without any is refused.
+    strict = check(mine.post("/api/v1/games/", {"game": kind, "options": options,
+                                                "min_reliability": 90}, format="json"), 201)
+    check(client_for(UserFactory()).post(game_url(strict["id"], "join/"), {}, format="json"),
+          403)
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))

@@ -35,6 +35,7 @@ ADDED_PATHS = {
     "/api/v1/games/{id}/back/": {"post"},
     "/api/v1/games/{id}/pause/": {"post"},
     "/api/v1/games/{id}/mute/": {"post"},
+    "/api/v1/games/{id}/rematch/": {"post"},
     "/api/v1/me/tokens/": {"get"},
     "/api/v1/me/tokens/{id}/": {"delete"},
     "/api/v1/me/vacations/": {"get", "post"},
