@@ -49,6 +49,7 @@ import asyncio
 import contextlib
 import email
 import email.policy
+import http.client
 import importlib.util
 import json
 import os
@@ -177,13 +178,19 @@ class ProdLocal:
         port = self.ports.get(name)
         if port is None:
             return True
+        if name.startswith(("web", "stream")):  # (as docker/prod_local.py asks when ready)
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                conn.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
+                ok = conn.getresponse().status == 200
+                conn.close()
+                return ok
+            except (OSError, http.client.HTTPException):
+                return False
         try:
             with socket.create_connection(("127.0.0.1", port), 2) as sock:
-                sock.settimeout(5)
-                if name.startswith(("web", "stream")):
-                    sock.sendall(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-                    return sock.recv(13)[8:13] == b" 200 "
                 if name == "redis":
+                    sock.settimeout(5)
                     sock.sendall(b"PING\r\n")
                     return sock.recv(16).startswith(b"+PONG")
                 return True
