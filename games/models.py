@@ -19,6 +19,7 @@ import orjson
 import pgtrigger
 from django.conf import settings
 from django.db import models
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils import timezone
@@ -214,6 +215,13 @@ class MoveRecord(models.Model):
         ordering = ["game_id", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["game", "seq"], name="move_unique_seq"),
+        ]
+        indexes = [
+            # The seats given away from a user (a table "replace" naming them ``previous``),
+            # for their reliability (games.ratings.reliability): partial, so a move of the
+            # rules writes no entry in it.
+            models.Index(KeyTextTransform("previous", "payload"), name="move_replaced_user",
+                         condition=models.Q(payload__action="replace")),
         ]
         triggers = [
             pgtrigger.Protect(name="move_append_only",

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Q
+from django.db.models.fields.json import KeyTextTransform
 
 from accounts.models import User, Vacation
 from games.models import Game, MoveRecord, Seat
@@ -107,12 +108,13 @@ def measure(users: Iterable[User], as_of: dt.date) -> dict[int, Figures]:
     counts = {row["seat__user_id"]: row for row in moves.values("seat__user_id").annotate(
         decisions=Count("id"), answered=Count("id", filter=Q(actor=Actor.PLAYER)))}
     previous = {f"user:{user_id}": user_id for user_id in ids}
+    # (through the partial index move_replaced_user: the replacements naming these users)
     removed = dict(
-        MoveRecord.objects.filter(payload__type="table", payload__action="replace",
-                                  payload__previous__in=list(previous),
-                                  created_at__gte=start, created_at__lt=end)
-        .values("payload__previous").annotate(n=Count("game_id", distinct=True))
-        .values_list("payload__previous", "n"))
+        MoveRecord.objects.annotate(previous=KeyTextTransform("previous", "payload"))
+        .filter(payload__action="replace", previous__in=list(previous),
+                created_at__gte=start, created_at__lt=end)
+        .values("previous").annotate(n=Count("game_id", distinct=True))
+        .values_list("previous", "n"))
     left = dict(
         Seat.objects.filter(user_id__in=ids, absent=True,
                             game__status__in=[Game.Status.FINISHED, Game.Status.ABORTED],

@@ -45,7 +45,8 @@ def test_create_a_game_the_creator_takes_seat_0(users, clients):
     assert body["created_by"] == users[0].username
     assert body["players"] == [{"position": 0, "player": users[0].username, "is_bot": False,
                                 "absent": False, "wants_pause": False, "vacation": False,
-                                "clock": None}]
+                                "clock": None, "reliability": None,
+                                "rating": {"rating": 1000, "provisional": True, "games": 0}}]
     assert body["options"]["players"] == 4 and body["options"]["scenario"] == "A"
     assert body["state"] is None and body["you"] == {"seat": 0, "knowledge": [], "legal_moves": []}
     assert "seed" not in body and "seed" not in body["options"]
@@ -257,7 +258,8 @@ def test_bots_fill_empty_seats_creator_only(users, clients):
     assert one.status_code == 200 and one.json()["status"] == "open"
     assert one.json()["players"][1] == {"position": 1, "player": "Bot 2", "is_bot": True,
                                         "absent": False, "wants_pause": False,
-                                        "vacation": False, "clock": None}
+                                        "vacation": False, "clock": None, "rating": None,
+                                        "reliability": None}
     clients[1].post(game_url(game_id, "join/"))
     full = clients[0].post(game_url(game_id, "bots/"), {"count": 1, "kind": "random"},
                            format="json")

@@ -35,6 +35,7 @@ from games.engine import (
     Result,
     replay,
 )
+from games.engine.base import standings
 from tests.plugin import thorough
 
 #: Every registered game's rules, by id.
@@ -135,6 +136,14 @@ def simulate(game: Game, options: dict[str, Any], seed: int, rnd: random.Random)
     result = game.result(state)
     assert isinstance(result, Result) and result.winner_players
     assert set(result.winner_players) <= set(range(players))
+    # How every player finished (the ratings'): a place and a side each, the winners alone
+    # in the first place.
+    assert len(result.ranks) in (0, players) and len(result.teams) in (0, players)
+    sides = standings(result, players)
+    assert sorted(p for members, _place in sides for p in members) == list(range(players))
+    first = min(place for _members, place in sides)
+    assert {p for members, place in sides if place == first for p in members} == set(
+        result.winner_players), f"{where}: the winners are not alone in the first place"
     assert game.pending(state) == []
     assert all(game.legal_moves(state, p) == [] for p in range(players))
     with pytest.raises(GameOver):

@@ -105,3 +105,29 @@ def test_the_streams_bench_runs():
     assert held and int(held.group(1)) >= 20 and int(held.group(4)) == 1, out
     reached = re.search(r"its event: move reached (\d+) of (\d+) game streams: p50", out)
     assert reached and reached.group(1) == reached.group(2) == "16", out
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not shutil.which("createdb") and os.environ.get("REQUIRE_SERVICES") != "1",
+                    reason="bench/fill.py makes its database (with REQUIRE_SERVICES=1 it runs, "
+                           "and fails without it)")
+def test_the_ratings_bench_runs(db):
+    """A few finished games (bench/fill.py's smallest database): every one of them with two
+    humans or more rated again, every player's reliability stored, the heaviest's read."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    url = (f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
+           f"{settings['PORT'] or 5432}/mascarade_bench_ratings_test")
+    env = {**os.environ, "BENCH_DATABASE_URL": url}
+    for args in (["bench/fill.py", "--scale", "0.0003", "--users", "40", "--workers", "1"],
+                 ["bench/ratings.py", "--repeat", "2"]):
+        done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=600, env=env)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    out = done.stdout
+    rated = re.search(r"recompute: (\d+) of (\d+) finished games rated in", out)
+    assert rated and 0 < int(rated.group(1)) <= int(rated.group(2)), out
+    stored = re.search(r"reliability of the day: (\d+) players stored in", out)
+    assert stored and int(stored.group(1)) > 0, out
+    assert re.search(r"the heaviest player \(\d+ games\): reliability counted in [\d.]+ ms", out)
