@@ -379,8 +379,7 @@ class Conn:
         return status, parsed
 
 
-async def sse(port: int, path: str, token: str | None, on_message, stop: asyncio.Event,
-              on_open=None) -> None:
+async def sse(port: int, path: str, token: str | None, on_message, stop: asyncio.Event) -> None:
     """Reads the Server-Sent Events of ``path`` (HTTP/1.0: no chunks), each message handed to
     ``on_message(event, id, data)``, until it ends (``end``), ``stop`` is set or the connection
     drops (then it returns: the caller opens it again)."""
@@ -397,8 +396,6 @@ async def sse(port: int, path: str, token: str | None, on_message, stop: asyncio
         status = int(status_line.split(b" ", 2)[1])
         if status != 200:
             return
-        if on_open is not None:
-            on_open()
         event, ident, data = "message", None, []
         while not stop.is_set():
             line = await asyncio.wait_for(reader.readline(), 40)  # (a heartbeat every 15 s)
@@ -469,11 +466,9 @@ class Soak:
         self.stop = asyncio.Event()  # everything stops (the end)
         self.start_at = now()
         self.new_games_until = 0.0
-        self.users: dict[str, User] = {}
         self.mail_users: dict[str, User] = {}  # by address
         self.absent: list[User] = []
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.mail_games: dict[str, str] = {}  # mail user's name -> current game
 
     # ---- requests
 
@@ -540,15 +535,10 @@ class Soak:
                 return False
             return None
 
-        opened = False
-
-        def on_open() -> None:
-            nonlocal opened
-            opened = True
-
         while not done.is_set() and not self.stop.is_set():
-            path = f"/api/v1/games/{game}/stream/" + (f"?after={last[0]}" if last[0] else "")
-            await sse(port, path, watcher.token, told, self.stop, on_open)
+            # (always a cursor: every move after the last one seen, from the first)
+            await sse(port, f"/api/v1/games/{game}/stream/?after={last[0]}", watcher.token, told,
+                      self.stop)
             await asyncio.sleep(0.5)
 
     # ---- API players
