@@ -238,3 +238,19 @@ def test_the_pages(push_service, settings):
     assert client.post("/notifications/push/subscribe/",
                        {"subscription": json.dumps(device.subscription)},
                        HTTP_ACCEPT="application/json").status_code == 400
+
+
+def test_a_reminder_is_pushed_with_the_time_left(push_service):
+    from games.notify import outbox
+
+    ada, device = _player(push_service, push_decisions=False, push_games=False)
+    game = _game(ada)
+    assert not PushDelivery.objects.exists()
+    pending = game.pending_decisions.get(user=ada)
+    assert outbox.queue_reminders(now=pending.remind_at) == 1
+    note = Notification.objects.get(user=ada, kind=Notification.Kind.REMINDER)
+    push_delivery.deliver([note.pk], now=pending.remind_at)
+    payload = device.decrypt(push_service.received[0].body)
+    assert payload["kind"] == "reminder" and payload["id"] == note.pk
+    assert payload["body"] == (f"Your deadline is near at “{game.title}”: exchange your card "
+                               "with another one, really or only pretending? — 2 h left")
