@@ -48,9 +48,10 @@ def _needs(command: str) -> None:
 
 
 def _free_ports(count: int) -> int:
-    """The first of ``count`` consecutive free ports."""
+    """The first of ``count`` consecutive free ports, below the range the system gives
+    connections their ports from (32768 and up), so that none takes one meanwhile."""
     for _ in range(200):
-        base = random.randrange(20000, 60000)
+        base = random.randrange(20000, 32000)
         try:
             for port in range(base, base + count):
                 with socket.socket() as sock:
