@@ -19,20 +19,18 @@ Commands (``python docker/prod_local.py COMMAND``; ``make prod-local`` is ``up``
 Preparing: the database of ``DATABASE_URL`` is created if missing, migrated once
 (``docker/migrate.sh``), and the static files are collected into the run directory.
 
-The programs, named so in supervisord:
+The programs, named so in supervisord, and their ports (from nginx's, ``PROD_LOCAL_PORT``)::
 
-=============== =================================================================== ==========
-``redis``       ``redis-server``, no persistence (only when ``REDIS_URL`` is not set)   port + 6
-``web-1``       ``start-web.sh``: granian, one worker process                        port + 1
-``web-2``       the same                                                             port + 2
-``stream-1``    ``start-stream.sh``: uvicorn, one process                            port + 3
-``stream-2``    the same                                                             port + 4
-``worker-1``    ``start-worker.sh``: Celery, queues ``celery`` and ``webhooks``
-``worker-2``    the same
-``beat``        ``start-beat.sh``: Celery beat
-``mailin``      ``start-mailreceiver.sh``: the play-by-email receiver (LMTP)         port + 5
-``nginx``       ``/usr/sbin/nginx``, in the foreground                               port
-=============== =================================================================== ==========
+    redis      redis-server, no persistence (only when REDIS_URL is not set)    port + 6
+    web-1      start-web.sh: granian, one worker process                        port + 1
+    web-2      the same                                                         port + 2
+    stream-1   start-stream.sh: uvicorn, one process                            port + 3
+    stream-2   the same                                                         port + 4
+    worker-1   start-worker.sh: Celery, queues "celery" and "webhooks"
+    worker-2   the same
+    beat       start-beat.sh: Celery beat
+    mailin     start-mailreceiver.sh: the play-by-email receiver (LMTP)         port + 5
+    nginx      /usr/sbin/nginx, in the foreground                               port
 
 nginx balances ``/api/v1/games/{id}/stream/`` and ``/api/v1/me/stream/`` over both stream
 processes and everything else over both web processes (each upstream lists both). Static files
@@ -56,8 +54,9 @@ which read the settings' names, as in compose):
 The compose file's values are taken but for what a single machine on loopback HTTP needs:
 ``ALLOWED_HOSTS`` ``127.0.0.1,localhost``, ``SITE_URL`` and ``CSRF_TRUSTED_ORIGINS`` nginx's
 address, ``SECURE_SSL_REDIRECT``, ``SESSION_COOKIE_SECURE``, ``CSRF_COOKIE_SECURE`` and
-``SECURE_HSTS_SECONDS`` 0, no application role (``DB_APP_ROLE``, ``DATABASE_OWNER_URL``), and
-the addresses of the other processes; each of these also yields to the environment.
+``SECURE_HSTS_SECONDS`` 0, no application role (``DB_APP_ROLE``, ``DATABASE_OWNER_URL``):
+each of these yields to the environment. The addresses of the processes, one worker process
+per web or stream program, ``DEBUG=0``, ``VAR_DIR`` and ``STATIC_ROOT`` never do.
 
 Control (what ``bench/soak.py`` uses): ``prod-local.json`` in the run directory describes the
 running stack (``url``, ``ports`` per program, ``programs``, ``supervisorctl``: the command line
