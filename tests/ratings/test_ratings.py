@@ -134,3 +134,17 @@ def test_recomputing_gives_the_live_figures():
     call_command("recompute_ratings", "--game", "ere_des_masques",
                  stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert figures() == live
+
+
+@pytest.mark.django_db
+def test_a_rated_game_gives_its_players_other_tables_a_new_version(
+        django_capture_on_commit_callbacks):
+    humans = [UserFactory() for _ in range(4)]
+    other = new_game("mascarade", humans)
+    game = new_game("mascarade", humans)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(game, random.Random(8))
+    assert RatingChange.objects.filter(game=game).count() == 4
+    # (nothing else wrote the other table: its answers show the players' new ratings, and a
+    # read's ETag changes with its version)
+    assert Game.objects.get(pk=other.pk).version == other.version + 1
