@@ -508,11 +508,23 @@ def not_ready(stack: Stack) -> list[str]:
 
 
 def running_pid(stack: Stack) -> int | None:
-    with contextlib.suppress(FileNotFoundError, ValueError):
+    """The process id of the stack's supervisord, if it runs (the number in the session file
+    is checked to be that supervisord's, with this run directory's configuration)."""
+    with contextlib.suppress(FileNotFoundError, ValueError, OSError):
         pid = int(stack.session_file.read_text())
-        if alive(pid):
+        if alive(pid) and str(stack.conf).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
             return pid
     return None
+
+
+def belongs(stack: Stack, pid: int) -> bool:
+    """Whether ``pid`` works where the stack's programs work (the checkout, or the run
+    directory), so that a session number taken again since by others is never swept."""
+    try:
+        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+    except OSError:
+        return False
+    return cwd == ROOT or cwd.is_relative_to(stack.dir)
 
 
 # --- Commands -------------------------------------------------------------------------------------
@@ -548,6 +560,8 @@ def start(stack: Stack) -> subprocess.Popen:
     """Prepare, start supervisord and wait until everything is ready."""
     if running_pid(stack):
         raise Failed(f"already running from {stack.dir}: stop it first (make prod-local-stop)")
+    # What a supervisord that was killed left running (it would hold the ports).
+    stop(stack, quiet=True)
     for name in ("nginx", "redis-server") if stack.own_redis else ("nginx",):
         binary(name, name)
     stack.write()
@@ -579,21 +593,20 @@ def start(stack: Stack) -> subprocess.Popen:
 def stop(stack: Stack, quiet: bool = False) -> None:
     """supervisord stopped (it stops each program), then whatever is left of its session
     killed."""
-    session = running_pid(stack)
-    if session is None:
-        with contextlib.suppress(FileNotFoundError, ValueError):
-            session = int(stack.session_file.read_text())
+    session = None
+    with contextlib.suppress(FileNotFoundError, ValueError):
+        session = int(stack.session_file.read_text())
     if session is None:
         if not quiet:
             print("not running")
         return
-    if alive(session):
+    if running_pid(stack) == session:
         with contextlib.suppress(ProcessLookupError):
             os.kill(session, signal.SIGTERM)
         deadline = time.monotonic() + max(STOP_SECONDS.values()) + 30
         while alive(session) and time.monotonic() < deadline:
             time.sleep(0.1)
-    kill_all(lambda: members(session))
+    kill_all(lambda: [pid for pid in members(session) if belongs(stack, pid)])
     with contextlib.suppress(ChildProcessError, OSError):
         os.waitpid(session, os.WNOHANG)
     stack.session_file.unlink(missing_ok=True)
