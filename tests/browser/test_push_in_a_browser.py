@@ -9,6 +9,7 @@ Chromium's own push service (Google's) is out of reach of a test: ``PushManager`
 subscription made with real keys for a local push service (``tests/push_service.py``); what the
 site then posts to it is the protocol test's (``tests/site/test_web_push.py``).
 
+Both pages pass axe-core's check (``test_accessibility.py``: no serious or critical violation).
 Screenshot: ``docs/screenshots/push-offer-375.png`` (the offer on a phone). Same requirements
 as ``test_play_in_a_browser.py``."""
 
@@ -26,6 +27,7 @@ from games.webpush.models import PushSubscription
 from tests.api.factories import UserFactory
 from tests.push_service import Device, PushService
 
+from .test_accessibility import AXE, axe_violations
 from .test_chat_in_a_browser import logged_in, watch_console
 from .test_play_in_a_browser import SHOTS, chromium  # noqa: F401
 
@@ -87,6 +89,7 @@ def test_a_player_turns_notifications_on_from_the_tables_offer(live_server, chro
     offer.wait_for(state="visible", timeout=5000)
     offer.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "push-offer-375.png"))
+    assert axe_violations(page, AXE.read_text()) == []  # (serious or critical ones)
     offer.get_by_role("button", name="Turn on notifications").click()
     page.get_by_text("Notifications are on for this device.").wait_for(timeout=5000)
     options = page.evaluate("window.pushOptions")
@@ -107,6 +110,7 @@ def test_a_player_turns_notifications_on_from_the_tables_offer(live_server, chro
     assert devices.count() == 1 and "Chrome on Linux" in devices.inner_text()
     page.get_by_role("button", name="Turn on notifications on this device").wait_for(
         timeout=5000)
+    assert axe_violations(page, AXE.read_text()) == []
     # A push, as the push service hands it to the service worker: shown, named by its game.
     cdp = context.new_cdp_session(page)
     registrations: list[dict] = []
