@@ -32,6 +32,7 @@ never say more than the projection did.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,12 +97,16 @@ def viewers_decision(item: dict[str, Any], board: Board) -> bool:
 
 def seat_line(seat: dict[str, Any], details: list[str]) -> str:
     """One seat of the table in a mail: its player's name ("(you)" for the viewer's), then the
-    seat's details and the site's badges (bot, absent, on vacation), separated by " · "."""
+    seat's details and the site's badges (bot, absent, on vacation, its time bank), separated
+    by " · "."""
     name = str(seat.get("player", ""))
     if seat.get("is_you"):
         name += f" ({_('you')})"
+    bank = seat.get("bank")
     badges = [_("bot") if seat.get("is_bot") else "", _("absent") if seat.get("absent") else "",
-              _("on vacation") if seat.get("vacation") else ""]
+              _("on vacation") if seat.get("vacation") else "",
+              (_("bank: %(left)s (running)") if bank["running"] else _("bank: %(left)s")) % {
+                  "left": bank["words"]} if bank else ""]
     return _("%(player)s: %(details)s") % {
         "player": name, "details": " · ".join(part for part in [*details, *badges] if part)}
 
@@ -250,6 +255,21 @@ def speed_words(options: dict[str, Any]) -> str:
     if speed == "custom":
         return per_turn
     return _("%(speed)s: %(per_turn)s") % {"speed": SPEED_NAMES[speed], "per_turn": per_turn}
+
+
+def seat_bank(clock: dict | None, deadline: str | None, now: dt.datetime) -> dict | None:
+    """A seat's time bank as the table and the mails show it, ``{"words", "running"}``, from
+    its ``clock`` in the players of the viewer's payload (``None`` in a game without a bank).
+    While it runs, what is left is the time to its decision's ``deadline`` (ISO 8601; the
+    deadline counts the player's vacations); stopped, its ``remaining``."""
+    if not clock:
+        return None
+    running = clock.get("running_since") is not None
+    left = clock.get("remaining") or 0
+    if running and deadline:
+        when = dt.datetime.fromisoformat(deadline.replace("Z", "+00:00"))
+        left = max(0, int((when - now).total_seconds()))
+    return {"words": bank_words(left), "running": running}
 
 
 def bank_words(seconds: int) -> str:

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.utils import translation
+from django.utils import timezone, translation
 
-from games.core.kit import Board, GameKit
+from games.core.kit import Board, GameKit, seat_bank
 
 #: The table words a line may be, whatever the game: word → every spelling accepted (the
 #: English first, then the French), compared after :func:`normalize`.
@@ -283,15 +283,19 @@ def table_board(game: Any, payload: dict[str, Any], recent: list[dict] | None = 
     """The :class:`games.core.kit.Board` of a viewer's game read
     (``games.core.selectors.game_payload``),
     as the table page builds it, for :meth:`games.core.kit.GameKit.status_lines`: the names by seat,
-    the seats (absent, on vacation, the viewer's, awaited), the viewer's recent events."""
+    the seats (absent, on vacation, their time bank, the viewer's, awaited), the viewer's recent
+    events."""
     state, you = payload["state"] or {}, payload["you"]
     players = {p["player"]: p for p in payload.get("players", [])}
     names = {seat["seat"]: seat["player"] for seat in state.get("seats", [])}
     awaited = {item["seat"] for item in state.get("awaiting", [])}
+    deadlines = {item["seat"]: item.get("deadline") for item in state.get("awaiting", [])}
+    now = timezone.now()
     seats = []
     for seat in state.get("seats", []):
         info = players.get(seat["player"], {})
         seats.append({**seat, "absent": info.get("absent"), "vacation": info.get("vacation"),
+                      "bank": seat_bank(info.get("clock"), deadlines.get(seat["seat"]), now),
                       "is_you": you is not None and seat["seat"] == you.get("seat"),
                       "awaited": seat["seat"] in awaited})
     return Board(game=game, state=state, you=you, names=names, seats=seats,

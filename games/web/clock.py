@@ -8,8 +8,6 @@ import zoneinfo
 
 from django.utils.translation import gettext as _
 
-from games.core.kit import bank_words
-
 
 def time_left(deadline: str | None, now) -> str:
     """The time left before ``deadline`` (ISO 8601, as the projections write it), in words."""
@@ -35,17 +33,3 @@ def viewer_zone(request):
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return zoneinfo.ZoneInfo("UTC")
 
-
-def bank_left(clock: dict | None, deadline: str | None, now) -> dict | None:
-    """A seat's time bank as the table shows it: ``{"words", "running"}`` from its ``clock``
-    in the players of the viewer's payload (``None`` in a game without a bank). While it runs,
-    what is left is the time to its decision's ``deadline`` (the deadline counts the player's
-    vacations); stopped, its ``remaining``."""
-    if not clock:
-        return None
-    running = clock.get("running_since") is not None
-    left = clock.get("remaining") or 0
-    if running and deadline:
-        when = dt.datetime.fromisoformat(deadline.replace("Z", "+00:00"))
-        left = max(0, int((when - now).total_seconds()))
-    return {"words": bank_words(left), "running": running}

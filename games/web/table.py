@@ -21,12 +21,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games.core import catalog, selectors
-from games.core.kit import Board, history_lines, speed_words
+from games.core.kit import Board, history_lines, seat_bank, speed_words
 from games.live import presence
 from games.models import Game, Seat
 from games.web import push
 from games.web.chat import chat_context, chat_version
-from games.web.clock import bank_left, time_left, viewer_zone
+from games.web.clock import time_left, viewer_zone
 from games.web.history import at_move, older_history
 
 LIVE_POLL_SECONDS = 2
@@ -66,7 +66,7 @@ def table_context(request, loaded: selectors.Loaded) -> dict[str, Any]:
         for seat in state["seats"]:
             info = players.get(seat["player"], {})
             seats.append({**seat, "absent": info.get("absent"), "vacation": info.get("vacation"),
-                          "bank": bank_left(info.get("clock"), deadline_of.get(seat["seat"]),
+                          "bank": seat_bank(info.get("clock"), deadline_of.get(seat["seat"]),
                                             now),
                           "wants_pause": seat["player"] in pausing,
                           "is_you": you is not None and seat["seat"] == you["seat"],

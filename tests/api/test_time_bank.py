@@ -243,3 +243,18 @@ def test_the_decision_mail_says_what_the_bank_holds(users, clock):
     note = Notification.objects.filter(game=plain, user=users[0]).exclude(
         kind=Notification.Kind.STARTED).get()
     assert "bank" not in note.context
+
+
+def test_the_mails_table_shows_each_seats_bank(users, clock):
+    from games.core.catalog import get_kit
+    from games.mail.outgoing import names_and_board
+
+    game = start_game(users[0], users[1:], options={"players": 4, "first_seat": 0, **BANK})
+    clock.wait(600)
+    _names, board, _payload = names_and_board(game, users[1])
+    lines = get_kit("mascarade").status_lines(board)
+    first = next(line for line in lines if line.startswith(users[0].username))
+    second = next(line for line in lines if line.startswith(users[1].username))
+    # (1 h 50 min, to the second the API writes the deadline with)
+    assert first.endswith(("bank: 1 h 50 min (running)", "bank: 1 h 49 min (running)"))
+    assert "bank: 2 h 00 min" in second and "running" not in second
