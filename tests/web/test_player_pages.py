@@ -62,6 +62,9 @@ def test_a_player_s_page_shows_ratings_a_chart_and_its_figures(rivals):
     # In French.
     french = browser().get(f"/players/{ada.username}/", HTTP_ACCEPT_LANGUAGE="fr").content
     assert "Fiabilité" in french.decode() and "parties jouées" in french.decode()
+    # (the drawing's numbers unlocalized: "21.5", never French's "21,5")
+    assert not re.search(r'(?:x|y|x1|y1|x2|y2|cx|cy)="\d+,\d', _chart_svg(
+        french.decode(), "ere_des_masques"))
 
 
 def test_a_player_page_without_games_says_so_and_an_unknown_player_is_404():
@@ -86,12 +89,20 @@ def test_the_chart_places_its_points_by_game_and_rating():
 
 
 def test_the_leaderboard_is_paginated_best_first_with_links_to_players():
+    import datetime as dt
+
     from django.utils import timezone
 
     users = [UserFactory() for _ in range(LEADERBOARD_PAGE + 3)]
     Rating.objects.bulk_create([
         Rating(user=user, kind="mascarade", mu=25 + i / 10, sigma=2, ordinal=19 + i / 10,
                games=12, updated_at=timezone.now()) for i, user in enumerate(users)])
+    # (neither a provisional rating nor a player who has not played for 90 days)
+    novice, gone = UserFactory(username="novice"), UserFactory(username="gone")
+    Rating.objects.create(user=novice, kind="mascarade", mu=40, sigma=1, ordinal=37, games=9,
+                          updated_at=timezone.now())
+    Rating.objects.create(user=gone, kind="mascarade", mu=40, sigma=1, ordinal=37, games=30,
+                          updated_at=timezone.now() - dt.timedelta(days=91))
     first = browser().get("/leaderboards/mascarade/").content.decode()
     names = re.findall(r'<td><a href="/players/([^/]+)/">', first)
     assert len(names) == LEADERBOARD_PAGE and names[0] == users[-1].username
@@ -99,6 +110,7 @@ def test_the_leaderboard_is_paginated_best_first_with_links_to_players():
     second = browser().get("/leaderboards/mascarade/?page=2").content.decode()
     assert len(re.findall(r'<td><a href="/players/', second)) == 3
     assert re.findall(r"<tr><td>(\d+)</td>", second)[0] == str(LEADERBOARD_PAGE + 1)
+    assert "/players/novice/" not in first + second and "/players/gone/" not in first + second
     assert browser().get("/leaderboards/chess/").status_code == 404
     assert browser().get("/leaderboards/")["Location"].startswith("/leaderboards/")
 
