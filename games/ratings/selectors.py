@@ -129,10 +129,19 @@ def rating_history(user: User, kind: str) -> list[dict[str, Any]]:
             for row in rows]
 
 
+#: A leaderboard lists the players with a rating past provisional who played a rated game in
+#: this many days.
+LEADERBOARD_ACTIVE_DAYS = 90
+
+
 def leaderboard(kind: str) -> QuerySet[Rating]:
-    """The rated players of ``kind``, best first (by ``mu − 3σ``, then the earliest id): a
-    queryset to paginate; :func:`leaderboard_rows` makes a page's rows."""
-    return (Rating.objects.filter(kind=kind, games__gt=0, user__is_active=True)
+    """The established players of ``kind`` still playing (at least ``PROVISIONAL_GAMES`` rated
+    games, one in the last :data:`LEADERBOARD_ACTIVE_DAYS` days), best first (by ``mu − 3σ``,
+    then the earliest id): a queryset to paginate, the page's and the API's;
+    :func:`leaderboard_rows` makes a page's rows."""
+    since = timezone.now() - dt.timedelta(days=LEADERBOARD_ACTIVE_DAYS)
+    return (Rating.objects.filter(kind=kind, games__gte=skill.PROVISIONAL_GAMES,
+                                  updated_at__gte=since, user__is_active=True)
             .select_related("user").order_by("-ordinal", "user_id"))
 
 

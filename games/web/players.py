@@ -12,18 +12,14 @@ from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games.core import catalog
 from games.ratings import selectors as ratings
-from games.ratings import skill
 
 #: Players per leaderboard page.
 LEADERBOARD_PAGE = 50
-#: A leaderboard lists the players who played a rated game in the last this many days.
-ACTIVE_DAYS = 90
 #: Finished games listed on a player's page.
 RECENT_GAMES = 10
 
@@ -103,11 +99,7 @@ def leaderboard(request, game):
     kit = catalog.find_kit(game)
     if kit is None:
         raise Http404(_("No such game."))
-    # (only established players still playing: the rated games that end a provisional rating,
-    # a rated game in the last 90 days)
-    since = timezone.now() - dt.timedelta(days=ACTIVE_DAYS)
-    listed = ratings.leaderboard(kit.id).filter(games__gte=skill.PROVISIONAL_GAMES,
-                                                updated_at__gte=since)
+    listed = ratings.leaderboard(kit.id)
     pages = Paginator(listed, LEADERBOARD_PAGE)
     page = pages.get_page(request.GET.get("page"))
     rows = ratings.leaderboard_rows(list(page.object_list), page.start_index() or 1)

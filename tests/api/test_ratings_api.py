@@ -47,6 +47,13 @@ def test_players_and_leaderboards_answer_as_the_schema_says(check):
     assert page["games"]["finished"] == 2 and page["games"]["rated"] == 2
     check(anyone.get("/api/v1/players/nobody-at-all/"), 404)
 
+    read = check(ada.get(f"/api/v1/games/{game.pk}/"), 200)
+    assert all(seat["rating"]["games"] == 1 for seat in read["players"])
+    check(anyone.get("/api/v1/games/", {"status": "finished"}), 200)
+
+    # (a leaderboard lists established players only: none yet after one game each)
+    assert check(anyone.get("/api/v1/leaderboards/mascarade/"), 200)["count"] == 0
+    Rating.objects.filter(kind="mascarade").update(games=skill.PROVISIONAL_GAMES)
     board = check(anyone.get("/api/v1/leaderboards/mascarade/"), 200)
     assert board["count"] == 4
     assert [row["rank"] for row in board["results"]] == [1, 2, 3, 4]
@@ -59,7 +66,3 @@ def test_players_and_leaderboards_answer_as_the_schema_says(check):
     assert [row["rank"] for row in second["results"]] == [4]
     check(anyone.get("/api/v1/leaderboards/ere_des_masques/"), 200)
     check(anyone.get("/api/v1/leaderboards/chess/"), 404)
-
-    read = check(ada.get(f"/api/v1/games/{game.pk}/"), 200)
-    assert all(seat["rating"]["games"] == 1 for seat in read["players"])
-    check(anyone.get("/api/v1/games/", {"status": "finished"}), 200)
