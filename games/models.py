@@ -130,9 +130,15 @@ class Seat(models.Model):
     # says what happened since.
     seen_seq = models.PositiveIntegerField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # When the game ended (finished or aborted; null while it is not over): written under the
+    # game's lock with its end (``services.write``), kept here so that a player's games over
+    # are listed newest first by an index of their seats (``seat_user_ended``), however many
+    # they played (``selectors.games_of``).
+    ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game_id", "position"]
+        indexes = [models.Index(fields=["user", "-ended_at", "game"], name="seat_user_ended")]
         constraints = [
             models.UniqueConstraint(fields=["game", "position"], name="seat_unique_position"),
             models.UniqueConstraint(fields=["game", "user"], condition=models.Q(user__isnull=False),

@@ -21,8 +21,7 @@ def home(request):
     join."""
     mine, invitations = [], []
     if request.user.is_authenticated:
-        mine = your_games(request.user, selectors.games_of(request.user).exclude(
-            status__in=["finished", "aborted"])[:10])
+        mine = your_games(request.user, selectors.games_of(request.user, over=False)[:10])
         invitations = selectors.invitations_of(request.user)
     open_games = list(selectors.public_games("open")[:10])
     seats = selectors.seats_by_game(open_games)

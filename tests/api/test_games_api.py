@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+import datetime as dt
 
+import pytest
+from django.utils import timezone
+
+from games.core import selectors, services
 from games.models import Game, MoveRecord, Seat
 
 from .factories import UserFactory, client_for
@@ -412,6 +416,42 @@ def test_my_games_awaiting_me_first_then_by_nearest_deadline(users, clients):
     assert {g["id"] for g in active["results"]} == {str(waiting_for_me.pk), str(not_me.pk)}
     assert_error(clients[0].get("/api/v1/me/games/", {"my_turn": "perhaps"}), 400, "invalid")
     assert_error(client_for().get("/api/v1/me/games/"), 401, "not_authenticated")
+
+
+def test_my_games_not_over_first_then_those_over_the_latest_ended_first(users, clients):
+    """The games not over come first (an open table changed long ago too), then the games over
+    by when they ended, the latest first; the pages and the count go across the two."""
+    me = users[0]
+    open_game = create(clients[0]).json()["id"]
+    under_way = start_game(users[1], [me, *users[2:]], options={"players": 4})
+    ended = []
+    for _ in range(3):
+        game = start_game(users[1], [me, *users[2:]], options={"players": 4})
+        services.apply_table_move(game.pk, "abort", reason="A player cheated.",
+                                  actor=MoveRecord.Actor.MODERATOR)
+        ended.append(str(game.pk))
+    # (the open table's last change is older than every end)
+    Game.objects.filter(pk=open_game).update(updated_at=timezone.now() - dt.timedelta(days=30))
+    assert all(seat.ended_at for seat in Seat.objects.filter(game_id__in=ended))
+    assert not Seat.objects.filter(game_id__in=[open_game, under_way.pk],
+                                   ended_at__isnull=False).exists()
+    expected = [str(under_way.pk), open_game, *reversed(ended)]
+    page = clients[0].get("/api/v1/me/games/").json()
+    assert [g["id"] for g in page["results"]] == expected and page["count"] == 5
+    seen = []
+    for number in (1, 2, 3):
+        part = clients[0].get("/api/v1/me/games/", {"page_size": 2, "page": number}).json()
+        assert part["count"] == 5
+        seen += [g["id"] for g in part["results"]]
+    assert seen == expected
+    aborted = clients[0].get("/api/v1/me/games/", {"status": "aborted"}).json()
+    assert [g["id"] for g in aborted["results"]] == expected[2:] and aborted["count"] == 3
+    assert all(g["awaiting_you"] is False and g["next_deadline"] is None
+               for g in aborted["results"])
+    not_mine = clients[0].get("/api/v1/me/games/", {"my_turn": "false"}).json()
+    assert [g["id"] for g in not_mine["results"]][-3:] == expected[2:]
+    assert selectors.games_of(me, over=False).count() == 2
+    assert [str(g.pk) for g in selectors.games_of(me)[3:]] == expected[3:]
 
 
 def test_the_etag_changes_when_a_pause_request_or_a_vacation_changes_the_answer(users, clients):

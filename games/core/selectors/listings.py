@@ -21,21 +21,105 @@ def public_games(status: str | None = None, kind: str | None = None) -> QuerySet
     return qs.order_by("-created_at")
 
 
-def games_of(user, status: str | None = None, my_turn: bool | None = None) -> QuerySet[Game]:
-    """The viewer's games: those awaiting them first (nearest deadline first), then the others
-    by their nearest deadline, then the most recently changed."""
-    qs = (Game.objects.filter(seats__user=user).select_related("created_by")
-          .annotate(your_deadline=Min("pending_decisions__deadline",
-                                      filter=Q(pending_decisions__user=user)),
-                    next_deadline=Min("pending_decisions__deadline")))
-    if status:
-        qs = qs.filter(status=status)
-    if my_turn is True:
-        qs = qs.filter(your_deadline__isnull=False)
-    elif my_turn is False:
-        qs = qs.filter(your_deadline__isnull=True)
-    return qs.order_by(F("your_deadline").asc(nulls_last=True),
-                       F("next_deadline").asc(nulls_last=True), "-updated_at", "id")
+#: The statuses of a game over (its seats' ``ended_at`` set).
+OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
+
+
+class YourGames:
+    """A player's games in the order their lists promise: the games not over first (those
+    awaiting the player first, by the deadline of their decision, then by the nearest
+    deadline, then the most recently changed), then the games over, the most recently ended
+    first. It is sliced and counted as a query set is (the pages take its first rows, the API's
+    pagination counts it and takes a page).
+
+    The games not over are read by one query (a player sits at few: the seats of the player's
+    not ended, index ``seat_user_ended``), once; the games over by one query per slice,
+    through the same index in its order (``ended_at`` descending), which stops at the slice's
+    end: neither reads the player's whole history. Their count is the index's entries of the
+    player's seats ended (an index-only count), joined to the games only when a status is
+    asked."""
+
+    def __init__(self, user, status: str | None = None, my_turn: bool | None = None,
+                 over: bool = True) -> None:
+        self.user, self.status, self.my_turn = user, status, my_turn
+        self.over = over and my_turn is not True and status in (None, *OVER)
+        self.under_way = status not in OVER
+        self._not_over: list[Game] | None = None
+
+    def not_over(self) -> list[Game]:
+        """The games not over, in their order (read once): one query, none when a status of a
+        game over is asked."""
+        if self._not_over is None:
+            self._not_over = list(self._not_over_query()) if self.under_way else []
+        return self._not_over
+
+    def _not_over_query(self) -> QuerySet[Game]:
+        user = self.user
+        qs = (Game.objects.filter(seats__user=user, seats__ended_at__isnull=True)
+              .select_related("created_by")
+              .annotate(your_deadline=Min("pending_decisions__deadline",
+                                          filter=Q(pending_decisions__user=user)),
+                        next_deadline=Min("pending_decisions__deadline")))
+        if self.status:
+            qs = qs.filter(status=self.status)
+        if self.my_turn is True:
+            qs = qs.filter(your_deadline__isnull=False)
+        elif self.my_turn is False:
+            qs = qs.filter(your_deadline__isnull=True)
+        return qs.order_by(F("your_deadline").asc(nulls_last=True),
+                           F("next_deadline").asc(nulls_last=True), "-updated_at", "id")
+
+    def _over_seats(self) -> QuerySet[Seat]:
+        qs = Seat.objects.filter(user=self.user, ended_at__isnull=False)
+        if self.status:
+            qs = qs.filter(game__status=self.status)
+        return qs
+
+    def over_games(self, start: int, stop: int | None) -> list[Game]:
+        """The games over from the ``start``-th to before the ``stop``-th (None: to the
+        last), the most recently ended first: one query (none for an empty slice)."""
+        if not self.over or (stop is not None and stop <= start):
+            return []
+        seats = (self._over_seats().select_related("game", "game__created_by")
+                 .order_by("-ended_at", "game_id"))[start:stop]
+        games = []
+        for seat in seats:
+            game = seat.game
+            game.your_deadline = game.next_deadline = None  # (a game over awaits nobody)
+            games.append(game)
+        return games
+
+    def count(self) -> int:
+        """How many: the games not over (read) and the games over (counted): two queries."""
+        return len(self.not_over()) + (self._over_seats().count() if self.over else 0)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, key: int | slice) -> Any:
+        if isinstance(key, int):
+            found = self[key:key + 1]
+            if key < 0 or not found:
+                raise IndexError(key)
+            return found[0]
+        if key.step not in (None, 1) or (key.start or 0) < 0 or (key.stop or 0) < 0:
+            raise ValueError("A slice of a player's games goes forward from a position.")
+        start, stop = key.start or 0, key.stop
+        not_over = self.not_over()
+        first = not_over[start:stop]
+        n = len(not_over)
+        return first + self.over_games(max(0, start - n), None if stop is None else stop - n)
+
+    def __iter__(self):
+        return iter(self[0:])
+
+
+def games_of(user, status: str | None = None, my_turn: bool | None = None,
+             over: bool = True) -> YourGames:
+    """The viewer's games (``over``: with those over), in the order of :class:`YourGames`:
+    slice it (``games_of(user)[:30]``); neither it nor its count reads the player's whole
+    history."""
+    return YourGames(user, status, my_turn, over)
 
 
 def your_turn_count(user) -> int:

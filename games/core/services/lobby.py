@@ -12,6 +12,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -231,6 +232,8 @@ def leave_game(user, game_id) -> dict[str, Any]:
         if not any(seat.user_id for seat in seats):
             game.status = Game.Status.ABORTED
             fields.append("status")
+            # (its bots' seats: every seat of a game over says when it ended)
+            Seat.objects.filter(game=game).update(ended_at=timezone.now())
         game.version += 1
         game.save(update_fields=fields)
         events.publish(events.GameChanged(game=game, seats=seats))

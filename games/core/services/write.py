@@ -313,6 +313,11 @@ def commit_many(tables: list[Table]) -> list[Table]:
     for table, row, _seat in new:
         table.created.append(row)
     ChatMessage.objects.bulk_create([line for table in tables for line in table.chat])
+    for table in tables:
+        if table.ended:  # (its players' lists of their games over: ``selectors.games_of``)
+            for seat in table.seats:
+                seat.ended_at = table.game.finished_at or table.now
+                table.seat_changed(seat, "ended_at")
     _write_seats(tables)
     _write_changed_rows(tables, {row.pk for row in stale})
     for table in tables:
