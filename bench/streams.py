@@ -1,8 +1,8 @@
 """Event streams at scale: one stream server process holding ``--streams`` idle authenticated
 streams (5,000 by default), and one move reaching them.
 
-    .venv/bin/python bench/streams.py [--streams 5000] [--me-streams 1000] [--idle 30]
-                                      [--heartbeat SECONDS]
+    .venv/bin/python bench/streams.py [--streams 5000] [--me-streams 1000] [--idle 60]
+                                      [--heartbeat SECONDS] [--check SECONDS]
 
 The servers are started here and stopped at the end, as ``bench/api.py`` starts them (its
 ``Servers``): a PostgreSQL cluster and a Redis of their own in a temporary folder, and ONE stream
@@ -24,16 +24,17 @@ It prints, for the stream process: its memory (``VmRSS``) before the streams (af
 opened and closed, so that what a first stream loads is not counted) and with them, and so per
 stream; its open file descriptors (``/proc/<pid>/fd``) and, among them, its connections to
 PostgreSQL and to Redis; the connections ``pg_stat_activity`` shows for its role; its threads.
-Then, the streams idle for ``--idle`` seconds (two heartbeats by default): the CPU the process
-used and the SQL statements it ran (``pg_stat_statements``), per second. Then one move in the
-watched game: the time from the call of the move service to each game stream's ``event: move``
-(p50, p99, max; and from the commit), and to the ``decision`` on the next player's
-``/me/stream/`` when one is told.
+Then, the streams idle for ``--idle`` seconds (one full check's interval by default): the CPU
+the process used and the SQL statements it ran (``pg_stat_statements``), per second. Then one
+move in the watched game: the time from the call of the move service to each game stream's
+``event: move`` (p50, p99, max; and from the commit), and to the ``decision`` on the next
+player's ``/me/stream/`` when one is told.
 
 The file descriptor limit of this process is raised to its hard limit (the stream process, its
 child, inherits it); both are printed, and too low a hard limit stops the script.
-``--heartbeat`` sets the stream server's ``STREAM_HEARTBEAT_SECONDS`` (a long one measures a
-move's fan-out apart from the heartbeats' full checks). ``--port-base P`` serves PostgreSQL,
+``--heartbeat`` and ``--check`` set the stream server's ``STREAM_HEARTBEAT_SECONDS`` and
+``STREAM_CHECK_SECONDS`` (a long check interval measures a move's fan-out apart from the full
+checks). ``--port-base P`` serves PostgreSQL,
 Redis and the stream server on P, P+1, P+2 (default: free ports).
 """
 
@@ -341,7 +342,7 @@ async def run(args, servers, percentile) -> None:
           f"stream: {held[0]}), to Redis {sockets['redis']}; threads {after['Threads']}",
           flush=True)
 
-    # Idle: the heartbeats' full checks only.
+    # Idle: the heartbeats and the periodic full checks only.
     from django.conf import settings
 
     heartbeat = args.heartbeat or settings.STREAM_HEARTBEAT_SECONDS
@@ -402,8 +403,9 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=5000, help="streams held (5000)")
     parser.add_argument("--me-streams", type=int, default=1000,
                         help="of which /me/stream/ (1000); the rest watch one game")
-    parser.add_argument("--idle", type=float, default=30,
-                        help="seconds the idle streams are watched (30: two heartbeats)")
+    parser.add_argument("--idle", type=float, default=60,
+                        help="seconds the idle streams are watched (60: one full check's "
+                             "interval)")
     parser.add_argument("--open-within", type=float, default=900,
                         help="the longest wait for the streams to open (900 s); those not "
                              "open by then are counted as failed")
@@ -411,7 +413,10 @@ def main() -> None:
                         help="the longest wait for a move to reach every stream (120 s)")
     parser.add_argument("--heartbeat", type=float, default=0,
                         help="the stream server's STREAM_HEARTBEAT_SECONDS (default: the "
-                             "settings', 15): a long one leaves a move's fan-out alone, "
+                             "settings', 15)")
+    parser.add_argument("--check", type=float, default=0,
+                        help="the stream server's STREAM_CHECK_SECONDS (default: the "
+                             "settings', 60): a long one leaves a move's fan-out alone, "
                              "without the full checks")
     parser.add_argument("--port-base", type=int, default=0,
                         help="PostgreSQL, Redis and the stream server on this port and the "
@@ -437,6 +442,8 @@ def main() -> None:
         stream_env = servers.env("stream")
         if args.heartbeat:
             stream_env["STREAM_HEARTBEAT_SECONDS"] = f"{args.heartbeat:g}"
+        if args.check:
+            stream_env["STREAM_CHECK_SECONDS"] = f"{args.check:g}"
         servers.launch("stream", [*command, "--log-level", "warning"], stream_env)
         servers.ready("stream", lambda: api.answers(servers.ports["stream"], "/healthz"))
         os.environ.update(env)
@@ -449,7 +456,8 @@ def main() -> None:
               + ", ".join(f"{x:.1f}" for x in os.getloadavg()), flush=True)
         print(f"{servers.describe()}\n  STREAM_DB_THREADS={settings.STREAM_DB_THREADS}, "
               f"STREAM_HEARTBEAT_SECONDS="
-              f"{args.heartbeat or settings.STREAM_HEARTBEAT_SECONDS:g}", flush=True)
+              f"{args.heartbeat or settings.STREAM_HEARTBEAT_SECONDS:g}, STREAM_CHECK_SECONDS="
+              f"{args.check or settings.STREAM_CHECK_SECONDS:g}", flush=True)
         asyncio.run(run(args, servers, api.percentile))
         print("load average (1, 5, 15 min) at the end: "
               + ", ".join(f"{x:.1f}" for x in os.getloadavg()), flush=True)

@@ -257,11 +257,15 @@ MAIL_DEBOUNCE_SECONDS = env.float("MAIL_DEBOUNCE_SECONDS", default=3.0)
 MAIL_MAX_WAIT_SECONDS = env.float("MAIL_MAX_WAIT_SECONDS", default=8.0)
 
 # --- Event streams (Server-Sent Events: games.live.streams) ---------------------------------------
-# A stream sends a heartbeat (and checks its viewer's access and the database again) after this
-# long without news; without Redis it looks at the database every STREAM_POLL_SECONDS. Under
-# WSGI (make run's development server) a stream ends after STREAM_WSGI_HOLD_SECONDS and the
-# browser comes back with Last-Event-ID after STREAM_RETRY_SECONDS.
+# A stream sends a heartbeat (a comment: proxies close a silent connection) every
+# STREAM_HEARTBEAT_SECONDS, and checks its viewer's access and the database again every
+# STREAM_CHECK_SECONDS (what a lost push message costs at most; a revocation's own message
+# cuts the stream at once). Without Redis it looks at the database every STREAM_POLL_SECONDS
+# and checks the viewer's access at each heartbeat. Under WSGI (make run's development server)
+# a stream ends after STREAM_WSGI_HOLD_SECONDS and the browser comes back with Last-Event-ID
+# after STREAM_RETRY_SECONDS.
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
+STREAM_CHECK_SECONDS = env.float("STREAM_CHECK_SECONDS", default=60.0)
 STREAM_POLL_SECONDS = env.float("STREAM_POLL_SECONDS", default=1.0)
 STREAM_RETRY_SECONDS = env.float("STREAM_RETRY_SECONDS", default=3.0)
 STREAM_WSGI_HOLD_SECONDS = env.float("STREAM_WSGI_HOLD_SECONDS", default=25.0)

@@ -1,8 +1,9 @@
-"""Whether a player has their game's table open in a live page: recorded by the game's event
-stream when it opens and at each of its heartbeats (under uvicorn and Redis, and under WSGI's
-polling stream alike), and by the table's page and its polling, as a :class:`TableWatch` row
-whose ``until`` lapses :func:`window` after the last of them. One table for every process
-(the web server, the stream server, the worker that pushes), with or without Redis.
+"""Whether a player has their game's table open in a live page: recorded by the player's
+stream of the game when it opens and at each of its heartbeats (under uvicorn and Redis, and
+under WSGI's polling stream alike), and by the table's page and its polling, as a
+:class:`TableWatch` row whose ``until`` lapses :func:`window` after the last of them. One table
+for every process (the web server, the stream server, the worker that pushes), with or without
+Redis.
 
 A page closed counts for at most :func:`window` more; a tab left open in the background counts
 as long as its browser keeps its stream or its polling going."""

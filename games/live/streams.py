@@ -16,20 +16,24 @@ Two streams, both read through the same projection as every other path:
   new one; ``event: game_started`` and ``event: game_ended`` for their games.
 
 A stream sleeps until a message of :mod:`games.live.push` wakes it (through the process's
-:class:`Hub`, one Redis connection subscribed to every push channel), or until its heartbeat
-(``STREAM_HEARTBEAT_SECONDS``: a comment line, and a full check of the database and of the
-viewer's access, so that a lost message costs time, never an event). Without Redis, a stream
-looks at the database every ``STREAM_POLL_SECONDS``. Each check is a short synchronous step (a
-few queries) run by :func:`in_db_threads`: on a pool of ``STREAM_DB_THREADS`` threads, so
-that the process's streams share that many database connections, however many they are (under
-ASGI, Django gives each request a thread of its own for its synchronous work: a stream would
-hold that thread's connection as long as it lasts). The wait itself holds no thread, so one
-process holds thousands of idle streams.
+:class:`Hub`, one Redis connection subscribed to every push channel). Idle, it sends a comment
+line every ``STREAM_HEARTBEAT_SECONDS`` (proxies close a silent connection), and makes a full
+check (the viewer's access, and everything read again from the database) every
+``STREAM_CHECK_SECONDS``, its first one at a random moment within that interval, so that
+streams opened together do not check together (:class:`Pace`): a lost push message costs up to
+that long, never an event. A revocation is not waited for: its push message
+(:func:`games.live.push.user_changed`) makes the stream check the viewer's access at once; and
+when the hub loses Redis, every stream makes a full check as it reconnects. Without Redis, a
+stream looks at the database every ``STREAM_POLL_SECONDS``, and checks the viewer's access at
+each heartbeat. Each check is a short synchronous step (a few queries) run by
+:func:`in_db_threads`: on a pool of ``STREAM_DB_THREADS`` threads, so that the process's
+streams share that many database connections, however many they are (under ASGI, Django gives
+each request a thread of its own for its synchronous work: a stream would hold that thread's
+connection as long as it lasts). The wait itself holds no thread, so one process holds
+thousands of idle streams.
 
-A viewer's access is checked again at every heartbeat and whenever
-:func:`games.live.push.user_changed`
-says their account changed (a token revoked, a suspension): a viewer who lost it gets ``event:
-error`` (``{"code", "detail"}``) and the stream ends.
+A viewer who lost their access gets ``event: error`` (``{"code", "detail"}``) and the stream
+ends.
 
 Under WSGI (``make run``'s development server, or a misrouted request), :func:`sync_stream`
 serves the same steps by polling, for at most ``STREAM_WSGI_HOLD_SECONDS``, then ends: the
@@ -41,6 +45,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import random
 import threading
 import time
 import weakref
@@ -123,6 +128,9 @@ class GameStream:
         self.user_id = viewer.user.pk if viewer.user.is_authenticated else None
         self.channels = (push.game_channel(game_id),) + (
             (push.user_channel(self.user_id),) if self.user_id else ())
+        #: Whether the viewer has a seat at the game, as the stream last read its seats: a
+        #: player's table is recorded open (:mod:`games.live.presence`) at each heartbeat.
+        self.seated = False
 
     def step(self, wakes: list[dict] | None, recheck: bool) -> Step:
         """Send what the viewer has not seen yet. ``wakes``: the push messages since the last
@@ -152,9 +160,10 @@ class GameStream:
             if step.done:
                 return step
             out += step.messages
-        if recheck and self.user_id is not None:
-            # The viewer has the table open (at the stream's start and at each heartbeat): no
-            # push notification about this game meanwhile (games.live.presence).
+        if recheck and self.seated:
+            # The player has the table open (at the stream's start, at each full check, and
+            # between them at each heartbeat: :meth:`beat`): no push notification about this
+            # game meanwhile (games.live.presence).
             presence.watching(self.user_id, self.game_id)
         if chat:
             version = selectors.chat_version(Game(pk=self.game_id), self.viewer.user)
@@ -167,6 +176,12 @@ class GameStream:
                 out.append(sse("you", {"awaiting": count}))
             self.awaiting = count
         return Step(out)
+
+    def beat(self) -> Step:
+        """A heartbeat between two full checks, for a player (:attr:`seated`): their table is
+        still open (one statement)."""
+        presence.watching(self.user_id, self.game_id)
+        return Step()
 
     def _moves(self, access: bool = False, told: int | None = None) -> Step:
         """The moves after the cursor, then the game's position (``end`` once it is over);
@@ -188,6 +203,7 @@ class GameStream:
         if not selectors.can_see(game, loaded.seats, self.viewer.user):
             return gone
         player = loaded.player_of(self.viewer.user)
+        self.seated = player is not None
         out = shared.moves(loaded, SPECTATOR if player is None else player, self.cursor)
         self.cursor = game.seq
         self.version = game.version
@@ -493,20 +509,21 @@ class Listener:
         self.reset = True
         self.event.set()
 
-    async def wait(self, timeout: float) -> tuple[list[dict] | None, bool]:
-        """``(messages, timed out)``; messages ``None`` when a full check is due (the hub
-        reconnected, or the heartbeat came)."""
+    async def wait(self, timeout: float) -> list[dict] | None:
+        """The messages that came, waiting for one for at most ``timeout`` seconds (``[]``:
+        none came); ``None`` when the hub asks for a full check (it reconnected, or the
+        mailbox overflowed)."""
         if not self.event.is_set():
             try:
                 await asyncio.wait_for(self.event.wait(), timeout)
             except TimeoutError:
-                return None, True
+                return []
         self.event.clear()
         items, self.items = self.items, []
         if self.reset:
             self.reset = False
-            return None, False
-        return items, False
+            return None
+        return items
 
 
 class Hub:
@@ -633,17 +650,17 @@ def in_db_threads(func: Callable) -> Callable:
     return sync_to_async(checked, thread_sensitive=False, executor=_pool)
 
 
-def _guarded(step: Callable[[list[dict] | None, bool], Step]):
+def _guarded(step: Callable[..., Step]):
     """``step`` with the database connection checked first (a long stream outlives
     connections: Django's own check, as at the start of a request), and any failure ending the
     stream (logged) instead of breaking it in the middle of a message: the client comes back
     with ``Last-Event-ID``."""
 
-    def run(wakes: list[dict] | None, recheck: bool) -> Step:
+    def run(*args) -> Step:
         try:
             if not connection.in_atomic_block:  # (never inside a transaction: a test's)
                 close_old_connections()
-            return step(wakes, recheck)
+            return step(*args)
         except Exception:
             logger.exception("a stream's step failed; the stream ends (the client comes back)")
             return Step([], True)
@@ -655,21 +672,62 @@ def _seconds(name: str, default: float) -> float:
     return float(getattr(settings, name, default))
 
 
-async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
-    """The stream under ASGI: steps when woken, a heartbeat (with a full check) when idle."""
-    heartbeat = _seconds("STREAM_HEARTBEAT_SECONDS", 15.0)
-    poll = _seconds("STREAM_POLL_SECONDS", 1.0)
+class Pace:
+    """When a stream woken through Redis sends its heartbeat (a comment, every ``heartbeat``
+    seconds: proxies close a silent connection) and makes its periodic full check (every
+    ``check`` seconds: what a lost push message costs at most), however often it is woken
+    meanwhile. The first check comes ``phase`` seconds after the stream opened (:meth:`start`
+    draws it within the interval): streams opened together, a server restarted and its clients
+    back at once, do not all check in the same second. The other full checks (the hub
+    reconnected) do not move it."""
+
+    def __init__(self, heartbeat: float, check: float, now: float, phase: float):
+        self.heartbeat = heartbeat
+        self.check = check
+        self.beat_at = now + heartbeat
+        self.check_at = now + phase
+
+    @classmethod
+    def start(cls, heartbeat: float, check: float, now: float,
+              rng: random.Random | None = None) -> Pace:
+        return cls(heartbeat, check, now, (rng or random).uniform(0.0, check))
+
+    def next_at(self) -> float:
+        """When the next of the two is due."""
+        return min(self.beat_at, self.check_at)
+
+    def due(self, now: float) -> tuple[bool, bool]:
+        """Whether the heartbeat, and whether the full check, are due at ``now``; each one due
+        is due again its interval later."""
+        beat, check = now >= self.beat_at, now >= self.check_at
+        if beat:
+            self.beat_at = now + self.heartbeat
+        if check:
+            self.check_at = now + self.check
+        return beat, check
+
+
+def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
+    """The stream under ASGI: woken through the process's hub (:func:`_pushed`), or without
+    Redis looking at the database (:func:`_polled`)."""
     the_hub = hub()
-    listener = the_hub.listen(stream.channels) if the_hub is not None else None
+    return _pushed(stream, the_hub) if the_hub is not None else _polled(stream)
+
+
+async def _pushed(stream: GameStream | UserStream, the_hub: Hub) -> AsyncIterator[bytes]:
+    """Steps when woken (access checked again when a push message says the account changed),
+    a heartbeat and a full check at their :class:`Pace`."""
+    pace = Pace.start(_seconds("STREAM_HEARTBEAT_SECONDS", 15.0),
+                      _seconds("STREAM_CHECK_SECONDS", 60.0), time.monotonic())
+    listener = the_hub.listen(stream.channels)
     step = in_db_threads(_guarded(stream.step))
+    beat = in_db_threads(_guarded(stream.beat)) if isinstance(stream, GameStream) else None
     # (a step that needs no database runs on the loop itself)
     quick = getattr(stream, "quick", None)
     try:
         yield retry_line(int(_seconds("STREAM_RETRY_SECONDS", 3.0) * 1000))
-        wakes: list[dict] | None = None
+        wakes: list[dict] | None = None  # (``None``: a full check, the first one now)
         recheck = True
-        last_check = time.monotonic()
-        full_next = False
         while True:
             result = quick(wakes) if quick is not None and wakes and not recheck else None
             if result is None:
@@ -678,32 +736,47 @@ async def async_stream(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
                 yield message
             if result.done:
                 return
-            if full_next:
-                wakes, recheck, full_next = None, True, False
-            elif listener is not None:
-                # The full check (access, and everything read again) comes every heartbeat,
-                # however often the stream is woken meanwhile (right after the wakes in hand):
-                # a lost message (a revocation, a decision) costs time, never more; the comment
-                # keeps proxies from closing a stream woken with nothing to send.
-                left = max(heartbeat - (time.monotonic() - last_check), 0.0)
-                wakes, timed_out = await listener.wait(left)
-                recheck = wakes is None or any(wake.get("kind") == push.AUTH for wake in wakes)
-                # (a wait timed out is the heartbeat, even a hair early: asyncio runs a timer
-                # up to its clock's resolution before its time)
-                if timed_out or time.monotonic() - last_check >= heartbeat:
+            while True:
+                wakes = await listener.wait(max(pace.next_at() - time.monotonic(), 0.0))
+                # (a wait timed out is the heartbeat or the check, even a hair early: asyncio
+                # runs a timer up to its clock's resolution before its time)
+                now = max(time.monotonic(), pace.next_at()) if wakes == [] else time.monotonic()
+                beat_due, check_due = pace.due(now)
+                if beat_due:
                     yield comment("heartbeat")
-                    full_next = wakes is not None
-            else:
-                await asyncio.sleep(poll)
-                wakes = None
-                recheck = time.monotonic() - last_check >= heartbeat
-                if recheck:
-                    yield comment("heartbeat")
-            if recheck and wakes is None:  # a full check comes next
-                last_check = time.monotonic()
+                    if beat is not None and stream.seated and not check_due:
+                        result = await beat()
+                        if result.done:
+                            return
+                if check_due:
+                    wakes = None  # (a full check reads all that the wakes in hand told)
+                if wakes != []:
+                    break
+            recheck = wakes is None or any(wake.get("kind") == push.AUTH for wake in wakes)
     finally:
-        if listener is not None and the_hub is not None:
-            the_hub.drop(listener)
+        the_hub.drop(listener)
+
+
+async def _polled(stream: GameStream | UserStream) -> AsyncIterator[bytes]:
+    """Without Redis: a step every ``STREAM_POLL_SECONDS``; the viewer's access checked again,
+    with a heartbeat, every ``STREAM_HEARTBEAT_SECONDS``."""
+    heartbeat = _seconds("STREAM_HEARTBEAT_SECONDS", 15.0)
+    poll = _seconds("STREAM_POLL_SECONDS", 1.0)
+    step = in_db_threads(_guarded(stream.step))
+    yield retry_line(int(_seconds("STREAM_RETRY_SECONDS", 3.0) * 1000))
+    last_check = time.monotonic()
+    recheck = True
+    while True:
+        result = await step(None, recheck)
+        for message in result.messages:
+            yield message
+        if result.done:
+            return
+        await asyncio.sleep(poll)
+        recheck = time.monotonic() - last_check >= heartbeat
+        if recheck:
+            last_check = time.monotonic()
+            yield comment("heartbeat")
 
 
 def sync_stream(stream: GameStream | UserStream) -> Iterator[bytes]:

@@ -2,7 +2,7 @@
 played to its end with the streams open, on each server a stream may run on (uvicorn woken
 through Redis, as the compose file runs it; uvicorn without Redis, polling; ``make run``'s WSGI
 server, polling), and each message of the docs' tables arrives. A push message lost costs time,
-never a ``game_started`` or ``game_ended``: the heartbeat's full check tells it."""
+never a ``game_started`` or ``game_ended``: the next full check tells it."""
 
 from __future__ import annotations
 
@@ -134,11 +134,11 @@ def test_a_game_played_to_its_end_sends_every_message_the_docs_list(server):
 
 @pytest.mark.postgres
 @pytest.mark.redis
-def test_a_lost_push_message_of_a_start_or_end_is_told_at_the_heartbeat(
+def test_a_lost_push_message_of_a_start_or_end_is_told_at_the_next_full_check(
         transactional_db, settings, monkeypatch):
     """Redis dropped the start's and the end's messages to the players (a lost connection):
     their streams still tell both, at their next full check."""
-    settings.STREAM_HEARTBEAT_SECONDS = 1.0
+    settings.STREAM_CHECK_SECONDS = 1.0
     publish = push.publish
 
     def lossy(messages):

@@ -9,13 +9,14 @@ import asyncio
 import json
 import threading
 import time
+from collections import Counter
 
 import pytest
 from django.test import Client
 from knox.models import AuthToken
 
 from games.core import services
-from games.live import push, streams
+from games.live import presence, push, streams
 from games.models import Game
 
 from .factories import UserFactory, client_for, token_for
@@ -267,9 +268,14 @@ def test_streams_opened_at_once_stay_within_the_cap(server, four, settings):
     assert status == 200
 
 
-def test_a_busy_stream_still_checks_access_every_heartbeat(server, four, monkeypatch):
-    """A stream woken all the time (a lively chat) still makes its full check every heartbeat:
-    a revocation whose message was lost cuts it off then."""
+def test_a_busy_stream_still_makes_its_full_check(server, four, monkeypatch, settings):
+    """A stream woken all the time (a lively chat) still sends its heartbeat, and makes its full
+    check every ``STREAM_CHECK_SECONDS``: a revocation whose message was lost cuts it off
+    then."""
+    settings.STREAM_HEARTBEAT_SECONDS = 0.5
+    settings.STREAM_CHECK_SECONDS = 2.0
+    # (the first periodic check at the end of its interval, after heartbeats)
+    monkeypatch.setattr(streams.random, "uniform", lambda low, high: high)
     users, game = four
     stream = EventStream(server, game_url(game.pk, "stream/"), token_for(users[0]), timeout=60)
     try:
@@ -287,8 +293,79 @@ def test_a_busy_stream_still_checks_access_every_heartbeat(server, four, monkeyp
         stream.close()
 
 
-def test_a_busy_user_stream_gets_a_lost_decision_at_the_heartbeat(server, transactional_db,
-                                                                   monkeypatch):
+def eventually(test, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not test():
+        assert time.monotonic() < deadline, "not within the deadline"
+        time.sleep(0.05)
+
+
+def test_the_heartbeat_and_the_full_check_keep_their_own_pace(server, four, monkeypatch,
+                                                              settings):
+    """Woken through Redis, a stream sends its heartbeat (a comment) every
+    ``STREAM_HEARTBEAT_SECONDS`` and makes its full check (its viewer's access, everything read
+    again) every ``STREAM_CHECK_SECONDS``, each without the other. Between two full checks, a
+    player's heartbeat records their table open (one statement); a spectator's reads nothing."""
+    users, game = four
+    full: Counter = Counter()
+    beats: Counter = Counter()
+    step, beat = streams.GameStream.step, streams.GameStream.beat
+
+    def counted_step(self, wakes, recheck):
+        if wakes is None:
+            full[self.viewer.user.pk] += 1
+        return step(self, wakes, recheck)
+
+    def counted_beat(self):
+        beats[self.viewer.user.pk] += 1
+        return beat(self)
+
+    monkeypatch.setattr(streams.GameStream, "step", counted_step)
+    monkeypatch.setattr(streams.GameStream, "beat", counted_beat)
+    # (each stream's first periodic check at the end of its interval, not at a random phase)
+    monkeypatch.setattr(streams.random, "uniform", lambda low, high: high)
+    spectator = UserFactory()
+
+    # Heartbeats often, the full check not within the test: only the opening's (and the hub's
+    # when it first connects, which wakes the streams already listening).
+    settings.STREAM_HEARTBEAT_SECONDS = 0.1
+    settings.STREAM_CHECK_SECONDS = 3600.0
+    player = EventStream(server, game_url(game.pk, "stream/"), token_for(users[0]))
+    watcher = EventStream(server, game_url(game.pk, "stream/"), token_for(spectator))
+    try:
+        for stream in (player, watcher):
+            collect(stream, 0.1)  # (read from now on)
+            eventually(lambda stream=stream: stream.comments.count("heartbeat") >= 3)
+        opened = dict(full)
+        for stream in (player, watcher):
+            eventually(lambda stream=stream: stream.comments.count("heartbeat") >= 8)
+        assert full == opened and 1 <= full[users[0].pk] <= 2 and 1 <= full[spectator.pk] <= 2
+        # (each heartbeat's comment is sent before its record: the last one may be on its way)
+        sent = player.comments.count("heartbeat")
+        assert beats[users[0].pk] >= sent - 1
+        assert beats[spectator.pk] == 0
+        assert presence.watchers({(users[0].pk, game.pk), (spectator.pk, game.pk)}) == {
+            (users[0].pk, str(game.pk))}
+    finally:
+        player.close()
+        watcher.close()
+
+    # The full check often, the heartbeat not within the test.
+    settings.STREAM_HEARTBEAT_SECONDS = 3600.0
+    settings.STREAM_CHECK_SECONDS = 0.2
+    other = EventStream(server, game_url(game.pk, "stream/"), token_for(users[1]))
+    try:
+        collect(other, 0.1)
+        eventually(lambda: full[users[1].pk] >= 5)
+        collect(other, 0.3)
+        assert "heartbeat" not in other.comments and beats[users[1].pk] == 0
+    finally:
+        other.close()
+
+
+def test_a_busy_user_stream_gets_a_lost_decision_at_its_full_check(server, transactional_db,
+                                                                    monkeypatch, settings):
+    settings.STREAM_CHECK_SECONDS = 2.0
     users = [UserFactory() for _ in range(4)]
     game = start_game(users[0], users[1:], options={"players": 4})
     by_player = {seat.position: seat.user for seat in game.seats.all()}
@@ -346,7 +423,8 @@ def test_a_mailbox_that_nobody_reads_is_bounded():
         listener.put({"n": number})
     assert len(listener.items) < streams.MAILBOX_MAX
     # What overflowed is dropped for a full check, which reads what the messages said.
-    assert asyncio.run(listener.wait(0.1)) == (None, False)
+    assert asyncio.run(listener.wait(0.1)) is None
+    assert asyncio.run(listener.wait(0.01)) == []  # (nothing came)
 
 
 def test_bots_play_a_whole_game_from_their_streams_one_post_per_move(server, four):
