@@ -86,7 +86,12 @@ class Game(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["status", "private", "-created_at"],
-                                name="games_public_listing")]
+                                name="games_public_listing"),
+                   # The lobby's estimates of a game's length (``selectors.estimates``).
+                   models.Index(fields=["kind", "speed", "seat_count", "-finished_at"],
+                                include=["started_at"], name="games_finished_lengths",
+                                condition=models.Q(status="finished", started_at__isnull=False,
+                                                   finished_at__isnull=False))]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id} ({self.status})"

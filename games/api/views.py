@@ -283,7 +283,8 @@ class MyGamesView(APIView):
     @extend_schema(
         operation_id="me_games", parameters=[s.MyGamesQuery],
         responses={200: paginated("PaginatedMyGameSummaryList", s.MyGameSummaryOut)},
-        summary="The viewer's games: those awaiting them first, then by nearest deadline")
+        summary="The viewer's games: those not over first (awaiting them first, then by nearest "
+                "deadline), then those over, the most recently ended first")
     def get(self, request):
         query = validated_query(s.MyGamesQuery, request.query_params)
         paginator = Pagination()

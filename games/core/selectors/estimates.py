@@ -13,6 +13,7 @@ import statistics
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
@@ -29,18 +30,55 @@ Key = tuple[str, str, int]
 def _read() -> dict[Key, int]:
     """Each (kind, speed, players)'s median length in seconds, from its latest finished games:
     one query."""
-    rows = (Game.objects.filter(status=Game.Status.FINISHED, started_at__isnull=False,
-                                finished_at__isnull=False)
-            .annotate(recent=Window(RowNumber(),
-                                    partition_by=[F("kind"), F("speed"), F("seat_count")],
-                                    order_by=F("finished_at").desc()))
-            .filter(recent__lte=SAMPLE)
-            .values_list("kind", "speed", "seat_count", "started_at", "finished_at"))
     lengths: dict[Key, list[float]] = {}
-    for kind, speed, players, started, finished in rows:
+    for kind, speed, players, started, finished in _latest():
         lengths.setdefault((kind, speed, players), []).append(
             max(0.0, (finished - started).total_seconds()))
     return {key: round(statistics.median(values)) for key, values in lengths.items()}
+
+
+#: The latest :data:`SAMPLE` finished games of each (kind, speed, players), on PostgreSQL:
+#: the groups found by skipping through the index ``games_finished_lengths`` from one group to
+#: the next (a recursive query, one probe per group), then each group's latest games read from
+#: it in order (``LATERAL ... LIMIT``): a few hundred index entries whatever the number of
+#: games. The window function of :func:`_latest` sorts every finished game: on
+#: ``bench/fill.py``'s database (100,000) 2.8 s cold (a sequential scan of the games and a
+#: sort spilled to disk); this, 5 ms cold (docs/performance.md).
+_LATEST_SQL = """
+WITH RECURSIVE kinds (kind, speed, seat_count) AS (
+    (SELECT kind, speed, seat_count FROM games_game
+      WHERE status = %(finished)s AND started_at IS NOT NULL AND finished_at IS NOT NULL
+      ORDER BY kind, speed, seat_count LIMIT 1)
+    UNION ALL
+    SELECT later.kind, later.speed, later.seat_count FROM kinds, LATERAL (
+        SELECT kind, speed, seat_count FROM games_game
+         WHERE status = %(finished)s AND started_at IS NOT NULL AND finished_at IS NOT NULL
+           AND (kind, speed, seat_count) > (kinds.kind, kinds.speed, kinds.seat_count)
+         ORDER BY kind, speed, seat_count LIMIT 1) later
+)
+SELECT kinds.kind, kinds.speed, kinds.seat_count, latest.started_at, latest.finished_at
+  FROM kinds, LATERAL (
+    SELECT started_at, finished_at FROM games_game
+     WHERE status = %(finished)s AND started_at IS NOT NULL AND finished_at IS NOT NULL
+       AND kind = kinds.kind AND speed = kinds.speed AND seat_count = kinds.seat_count
+     ORDER BY finished_at DESC LIMIT %(sample)s) latest
+"""
+
+
+def _latest() -> list[tuple[str, str, int, Any, Any]]:
+    """The latest :data:`SAMPLE` finished games (started and ended) of each kind, speed and
+    player count: (kind, speed, players, started_at, finished_at) of each: one query."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_LATEST_SQL, {"finished": Game.Status.FINISHED, "sample": SAMPLE})
+            return list(cursor.fetchall())
+    return list(Game.objects.filter(status=Game.Status.FINISHED, started_at__isnull=False,
+                                    finished_at__isnull=False)
+                .annotate(recent=Window(RowNumber(),
+                                        partition_by=[F("kind"), F("speed"), F("seat_count")],
+                                        order_by=F("finished_at").desc()))
+                .filter(recent__lte=SAMPLE)
+                .values_list("kind", "speed", "seat_count", "started_at", "finished_at"))
 
 
 def length_estimates() -> dict[Key, int]:
