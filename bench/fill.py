@@ -273,11 +273,6 @@ def make_game(number: int, planned: dict[str, Any], name: str, batch: Batch,
         taken = list(range(count))
     seats = {p: seat_ids.pop() for p in taken}
     at = started
-    for p in taken:
-        batch.seats.add(id=seats[p], game_id=gid, position=p, user_id=seat_users[p],
-                        bot_kind="" if seat_users[p] is not None else "heuristic",
-                        seen_seq=len(moves) if seat_users[p] is not None and started else None,
-                        joined_at=created)
     for n, (player, move, events, decision) in enumerate(moves, start=1):
         at = at + dt.timedelta(seconds=rnd.randint(20, 8 * 3600))
         user = seat_users[player]
@@ -300,6 +295,11 @@ def make_game(number: int, planned: dict[str, Any], name: str, batch: Batch,
                             attempts=1, next_attempt_at=at, created_at=at, sent_at=at,
                             context={"decision": decision, "player": player, "seq": n - 1})
     finished = at if status == "finished" else None
+    for p in taken:  # (a finished game's seats say when it ended, as the write path's do)
+        batch.seats.add(id=seats[p], game_id=gid, position=p, user_id=seat_users[p],
+                        bot_kind="" if seat_users[p] is not None else "heuristic",
+                        seen_seq=len(moves) if seat_users[p] is not None and started else None,
+                        joined_at=created, ended_at=finished)
     result = engine.result(state) if status == "finished" else None
     batch.games.add(id=gid, kind=kind, name=name,
                     options=options, seed=seed, status=status, private=False, invite_code="",
