@@ -42,8 +42,9 @@ def _read() -> dict[Key, int]:
 #: the next (a recursive query, one probe per group), then each group's latest games read from
 #: it in order (``LATERAL ... LIMIT``): a few hundred index entries whatever the number of
 #: games. The window function of :func:`_latest` sorts every finished game: on
-#: ``bench/fill.py``'s database (100,000) 2.8 s cold (a sequential scan of the games and a
-#: sort spilled to disk); this, 5 ms cold (docs/performance.md).
+#: ``bench/fill.py``'s database (100,000 finished games, 8 groups) 2.8 s cold, 1.1 s warm (a
+#: sequential scan of the games and a sort spilled to disk); this, 24 ms cold, 11 ms warm
+#: (``EXPLAIN ANALYZE`` of both, docs/performance.md).
 _LATEST_SQL = """
 WITH RECURSIVE kinds (kind, speed, seat_count) AS (
     (SELECT kind, speed, seat_count FROM games_game
