@@ -468,6 +468,8 @@ class Soak:
         self.stop = asyncio.Event()  # everything stops (the end)
         self.start_at = now()
         self.new_games_until = 0.0
+        #: When the games should all have ended (a margin before the drain's end).
+        self.games_end = 0.0
         self.mail_users: dict[str, User] = {}  # by address
         self.absent: list[User] = []
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -475,10 +477,12 @@ class Soak:
     # ---- requests
 
     async def call(self, conn: Conn, what: str, method: str, path: str, user: User | None,
-                   body=None, expect=(200, 201), retries: int = 40) -> tuple[int, object]:
-        """A request, sent again (same ``Idempotency-Key`` for a ``POST``) while unanswered or
-        answered 5xx; each answer recorded."""
-        headers = {"Idempotency-Key": str(uuid.uuid4())} if method == "POST" else None
+                   body=None, expect=(200, 201), retries: int = 40,
+                   key: str | None = None) -> tuple[int, object]:
+        """A request, sent again (same ``Idempotency-Key`` for a ``POST``: ``key``, or a new
+        one) while unanswered or answered 5xx, ``retries`` times at most (status 0: never
+        answered); each answer recorded."""
+        headers = {"Idempotency-Key": key or str(uuid.uuid4())} if method == "POST" else None
         status, answer = 0, {}
         for _ in range(retries):
             sent = time.monotonic()
@@ -523,13 +527,21 @@ class Soak:
             await asyncio.sleep(0.5)
 
     async def spectator(self, game: str, watcher: User, process: str, done: asyncio.Event) -> None:
-        """A spectator of ``game`` on one stream process (directly): when each move came."""
+        """A spectator of ``game`` on one stream process (directly): when each move came (its
+        ``move`` message, or for a move a spectator sees nothing of, no events, the ``game``
+        message that says the game is at that seq or later)."""
         port = self.ports[process]
         last = [0]
+        seen = self.record.to_spectators[process]
 
         def told(event: str, ident, data: dict):
             if event == "move":
-                self.record.to_spectators[process].setdefault((game, data["seq"]), now())
+                seen.setdefault((game, data["seq"]), now())
+                last[0] = max(last[0], data["seq"])
+            elif event == "game":
+                at = now()
+                for seq in range(1, data["seq"] + 1):
+                    seen.setdefault((game, seq), at)
                 last[0] = max(last[0], data["seq"])
             elif event == "end":
                 self.record.watched_to_end.add(game)
@@ -554,9 +566,9 @@ class Soak:
         nginx = Conn(self.ports["nginx"])
         conns = {user.name: Conn(self.ports[route]) for user in humans}  # (one each)
         seats = len(humans) + bots + (1 if absent else 0)
-        longest = 20.0
+        lengths: list[float] = []
         while not self.stop.is_set():
-            if now() + 1.5 * longest > self.new_games_until:
+            if not self.another_game(lengths, 20.0):
                 return
             began = now()
             status, game = await self.call(nginx, "create", "POST", "/api/v1/games/", humans[0], {
@@ -594,7 +606,16 @@ class Soak:
             if (await self.call(nginx, "chat", "POST", f"/api/v1/games/{gid}/chat/", humans[-1],
                                 {"text": "good game"}))[0] == 201:
                 self.record.chat += 1
-            longest = max(longest, now() - began)
+            lengths.append(now() - began)
+
+    def another_game(self, lengths: list[float], guess: float) -> bool:
+        """Whether a table whose games lasted ``lengths`` (none yet: ``guess`` seconds) starts
+        another one now: new games start as long as they do (``new_games_until``) and one as
+        long as the table's median would end before ``games_end``."""
+        if now() >= self.new_games_until:
+            return False
+        typical = percentile(lengths, 0.5) if lengths else guess
+        return now() + typical <= self.games_end
 
     async def watchdog(self, gid: str, humans: list[User], conn: Conn) -> None:
         """Reads the game every few seconds: its end (told by the streams, unless one was
@@ -622,12 +643,20 @@ class Soak:
             sent = now()
             flying = (gid, decision["seq"] + 1)
             self.record.in_flight.add(flying)
-            status, answer = await self.call(conn, "move", "POST", f"/api/v1/games/{gid}/moves/",
-                                             user, {"move": move,
-                                                    "expected_seq": decision["seq"]},
-                                             expect=(201, 409))
+            # The same move with the same Idempotency-Key until it is answered: a process
+            # restarting may refuse connections for longer than one call's retries, and a
+            # decision given up on is never told again (nobody else moves: the game stalls).
+            key = str(uuid.uuid4())
+            status, answer = 0, {}
+            while not self.stop.is_set():
+                status, answer = await self.call(
+                    conn, "move", "POST", f"/api/v1/games/{gid}/moves/", user,
+                    {"move": move, "expected_seq": decision["seq"]}, expect=(201, 409), key=key)
+                if status and status < 500:
+                    break
             done_seq = decision["seq"]
-            self.record.in_flight.discard(flying)
+            if status:  # (unanswered when the soak stopped: still in flight)
+                self.record.in_flight.discard(flying)
             if status == 201:
                 self.record.accepted.append((gid, answer["seq"], user.name, move))
                 self.record.posted[(gid, answer["seq"])] = sent
@@ -689,9 +718,9 @@ class Soak:
         """A mail player and ``bots`` bots, game after game; the game read every few seconds
         to know when it ended."""
         nginx = Conn(self.ports["nginx"])
-        longest = 40.0
+        lengths: list[float] = []
         while not self.stop.is_set():
-            if now() + 1.5 * longest > self.new_games_until:
+            if not self.another_game(lengths, 40.0):
                 return
             began = now()
             status, game = await self.call(nginx, "create", "POST", "/api/v1/games/", user, {
@@ -708,7 +737,7 @@ class Soak:
                                                user)
                 if status == 200 and read.get("status") not in ("active", "open", "paused"):
                     break
-            longest = max(longest, now() - began)
+            lengths.append(now() - began)
 
     # ---- absent players' deadlines
 
@@ -1121,6 +1150,7 @@ async def play(soak: Soak, prod: ProdLocal, faults: Faults, accounts: list, leng
     start = now()
     soak.start_at = start
     soak.new_games_until = start + length
+    soak.games_end = start + length + 0.5 * drain
     faults.record_start = start
     tasks += [asyncio.create_task(soak.api_group(*t[:6], watchers[i % len(watchers)], t[6],
                                                  t[7]))
