@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Q
-from django.db.models.fields.json import KeyTextTransform
 
 from accounts.models import User, Vacation
 from games.models import Game, MoveRecord, Seat
@@ -108,20 +108,23 @@ def measure(users: Iterable[User], as_of: dt.date) -> dict[int, Figures]:
     counts = {row["seat__user_id"]: row for row in moves.values("seat__user_id").annotate(
         decisions=Count("id"), answered=Count("id", filter=Q(actor=Actor.PLAYER)))}
     previous = {f"user:{user_id}": user_id for user_id in ids}
-    # (through the partial index move_replaced_user: the replacements naming these users)
-    removed = dict(
-        MoveRecord.objects.annotate(previous=KeyTextTransform("previous", "payload"))
-        .filter(payload__action="replace", previous__in=list(previous),
-                created_at__gte=start, created_at__lt=end)
-        .values("previous").annotate(n=Count("game_id", distinct=True))
-        .values_list("previous", "n"))
+    # The replacements of the window (a moderator's: few), read through the partial index
+    # move_replaced_user, whose condition is this filter's, and matched to these users here (a
+    # lookup on the key's text compiles to JSON on SQLite, which the index's text is not).
+    removed_games: dict[int, set] = defaultdict(set)
+    for payload, game_id in (MoveRecord.objects.filter(payload__action="replace",
+                                                       created_at__gte=start, created_at__lt=end)
+                             .values_list("payload", "game_id")):
+        user_id = previous.get(payload.get("previous"))
+        if user_id is not None:
+            removed_games[user_id].add(game_id)
     left = dict(
         Seat.objects.filter(user_id__in=ids, absent=True,
                             game__status__in=[Game.Status.FINISHED, Game.Status.ABORTED],
                             game__updated_at__gte=start, game__updated_at__lt=end)
         .values("user_id").annotate(n=Count("game_id", distinct=True))
         .values_list("user_id", "n"))
-    removed_by_user = {previous[key]: n for key, n in removed.items() if key in previous}
+    removed_by_user = {user_id: len(games) for user_id, games in removed_games.items()}
     return {user_id: Figures(as_of=as_of,
                              decisions=counts.get(user_id, {}).get("decisions", 0),
                              answered=counts.get(user_id, {}).get("answered", 0),
