@@ -30,7 +30,6 @@ machine's own is used.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import random
 import signal
@@ -41,18 +40,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from _common import bench_module
 from aiosmtpd.controller import Controller
 
 ROOT = Path(__file__).resolve().parents[1]
 DOMAIN = "mascarade.bench"
-
-
-def bench_module(name: str):
-    """Another bench script of ``bench/`` as a module (they are scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def load_servers():

@@ -52,7 +52,6 @@ import contextlib
 import email
 import email.policy
 import http.client
-import importlib.util
 import json
 import os
 import random
@@ -74,6 +73,7 @@ from pathlib import Path
 
 import orjson
 import uvloop
+from _common import bench_module
 from aiosmtpd.controller import Controller
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,14 +89,6 @@ PROGRAMS = ("nginx", "web-1", "web-2", "stream-1", "stream-2", "worker-1", "work
 MEMORY_GROWTH = (0.5, 100)
 #: After a fault, answers within this many seconds of the program answering again are its own.
 SETTLE = 10.0
-
-
-def bench_module(name: str):
-    """Another script of ``bench/`` as a module (they are scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def percentile(values: list[float], q: float) -> float:

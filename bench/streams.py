@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
 import random
 import resource
@@ -51,20 +50,14 @@ import sys
 import time
 from pathlib import Path
 
+from _common import bench_module
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The game every game stream watches, and whose move is measured, has this many seats.
 SEATS = 4
 #: Streams being opened at once (each is one authentication and one first step on the stream
 #: process's database threads).
 OPENING = 100
-
-
-def bench_module(name: str):
-    """A module of ``bench/`` by its file name (``bench`` is no package)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # --------------------------------------------------------------------------------------------
