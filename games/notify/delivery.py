@@ -23,6 +23,7 @@ import datetime as dt
 import logging
 import time
 from collections import defaultdict
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.mail import get_connection
@@ -395,16 +396,26 @@ def recover_interrupted(now: dt.datetime) -> int:
     return given_up + retried
 
 
-def deliver_due(now: dt.datetime | None = None, batch: int = 100, budget: float = 30.0) -> int:
-    """The sweep's part: deliver messages that are due (their task lost, or the broker was down
-    when they were written), batch after batch for at most ``budget`` seconds."""
+def sweep_deliveries(recover: Callable[[dt.datetime], int],
+                     deliver: Callable[..., dict[int, str]], sent_status: str,
+                     now: dt.datetime | None, batch: int, budget: float) -> int:
+    """The sweep's loop, for the mails and the pushes: ``recover(now)`` (the deliveries
+    interrupted by their worker's end), then ``deliver(limit=batch, now=now)`` batch after batch
+    for at most ``budget`` seconds, until a batch comes short. Returns how many reached
+    ``sent_status``."""
     now = now or timezone.now()
-    recover_interrupted(now)
+    recover(now)
     sent = 0
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
-        outcome = deliver_batch(limit=batch, now=now)
-        sent += sum(1 for status in outcome.values() if status == Status.SENT)
+        outcome = deliver(limit=batch, now=now)
+        sent += sum(1 for status in outcome.values() if status == sent_status)
         if len(outcome) < batch:
             break
     return sent
+
+
+def deliver_due(now: dt.datetime | None = None, batch: int = 100, budget: float = 30.0) -> int:
+    """The sweep's part: deliver messages that are due (their task lost, or the broker was down
+    when they were written), batch after batch for at most ``budget`` seconds."""
+    return sweep_deliveries(recover_interrupted, deliver_batch, Status.SENT, now, batch, budget)

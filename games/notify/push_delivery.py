@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import time
 from typing import Any
 
 from django.conf import settings
@@ -41,6 +40,7 @@ from games.notify.delivery import (
     _decision_of,
     _live_decisions,
     backoff,
+    sweep_deliveries,
 )
 from games.webpush import service, subscriptions
 from games.webpush.models import PushDelivery
@@ -217,13 +217,4 @@ def recover_interrupted(now: dt.datetime) -> int:
 def deliver_due(now: dt.datetime | None = None, batch: int = 100, budget: float = 10.0) -> int:
     """The sweep's part: the due pushes (their task lost, a retry due), batch after batch for
     at most ``budget`` seconds. Returns how many went."""
-    now = now or timezone.now()
-    recover_interrupted(now)
-    sent = 0
-    deadline = time.monotonic() + budget
-    while time.monotonic() < deadline:
-        outcome = deliver(limit=batch, now=now)
-        sent += sum(1 for status in outcome.values() if status == Status.SENT)
-        if len(outcome) < batch:
-            break
-    return sent
+    return sweep_deliveries(recover_interrupted, deliver, Status.SENT, now, batch, budget)
