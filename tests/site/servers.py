@@ -1,17 +1,25 @@
 """What the tests of the web servers share (``test_web_server.py``: granian, as the start script
 runs it; ``test_gunicorn.py``: gunicorn, as it ran before): an application that answers with the
-pid of the worker that served it, and a free port."""
+pid of the worker that served it, and a free port; and what the tests of the proxy and of the
+production shape share (``test_proxy.py``, ``test_prod_local.py``): a command installed (nginx,
+redis-server), ``docker/prod_local.py`` imported."""
 
 from __future__ import annotations
 
 import http.client
 import importlib.util
+import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
 from collections import Counter
 from pathlib import Path
+
+import pytest
+
+from tests.plugin import _require_services
 
 #: Answers with the pid of the worker that served the request.
 PID_APP = '''
@@ -68,6 +76,21 @@ def listening(proc: subprocess.Popen, port: int, seconds: float = 60) -> subproc
                 errors = proc.stderr.read().decode()[-2000:] if proc.stderr else ""
                 raise AssertionError(f"no server on port {port}: {errors}") from None
             time.sleep(0.1)
+
+
+def installed(command: str) -> str:
+    """The path of ``command`` (Debian's package of that name: nginx, redis-server), found on
+    ``PATH`` or in the sbin directories; the test skips without it, and fails under
+    ``REQUIRE_SERVICES=1``."""
+    found = shutil.which(command) or next(
+        (path for path in (f"/usr/sbin/{command}", f"/usr/local/sbin/{command}")
+         if os.path.exists(path)), None)
+    if found is None:
+        if _require_services():
+            pytest.fail(f"REQUIRE_SERVICES=1 but {command} is not installed "
+                        f"(apt-get install {command})")
+        pytest.skip(f"needs {command} (apt-get install {command})")
+    return found
 
 
 def prod_local():

@@ -22,7 +22,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -34,17 +33,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from .servers import prod_local
+from .servers import installed, prod_local
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "docker" / "prod_local.py"
-
-def _needs(command: str) -> None:
-    if shutil.which(command) or os.path.exists(f"/usr/sbin/{command}"):
-        return
-    if os.environ.get("REQUIRE_SERVICES", "") not in ("", "0", "false", "False"):
-        pytest.fail(f"REQUIRE_SERVICES=1 but {command} is not installed")
-    pytest.skip(f"needs {command} (apt-get install {command})")
 
 
 def _free_ports(count: int) -> int:
@@ -123,7 +115,7 @@ def _drop(url: str) -> None:
 @pytest.fixture
 def stack(tmp_path):
     for command in ("nginx", "redis-server"):
-        _needs(command)
+        installed(command)
     database_url = _database_url()
     env = {**os.environ, "PROD_LOCAL_DIR": str(tmp_path / "run"),
            "PROD_LOCAL_PORT": str(_free_ports(7)), "DATABASE_URL": database_url}

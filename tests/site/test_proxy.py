@@ -13,7 +13,6 @@ import http.client
 import json
 import os
 import re
-import shutil
 import socket
 import socketserver
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .servers import free_port, listening, prod_local
+from .servers import free_port, installed, listening, prod_local
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "docker" / "nginx.conf"
@@ -55,22 +54,11 @@ class _Upstream(socketserver.ThreadingTCPServer):
                                      b"Connection: close\r\n\r\nok")
 
 
-def nginx_binary() -> str:
-    found = shutil.which("nginx") or next(
-        (path for path in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.path.exists(path)),
-        None)
-    if found is None:
-        if os.environ.get("REQUIRE_SERVICES", "") not in ("", "0", "false", "False"):
-            pytest.fail("REQUIRE_SERVICES=1 but nginx is not installed (apt-get install nginx)")
-        pytest.skip("needs nginx (apt-get install nginx)")
-    return found
-
-
 @pytest.fixture
 def proxy(tmp_path):
     """nginx on a free port with the compose file's config, both upstreams the stand-in:
     ``(port, streams' limit per address)``."""
-    binary = nginx_binary()
+    binary = installed("nginx")
     upstream = _Upstream(("127.0.0.1", 0), _Upstream.Handler)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     address = f"127.0.0.1:{upstream.server_address[1]}"
