@@ -1,6 +1,6 @@
 """Settings for Mascarade Online: one module, everything that varies comes from the environment.
 
-Every variable, with its default, is listed in the README ("Configuration"). Nothing secret lives
+Every variable, with its default, is listed in docs/configuration.md. Nothing secret lives
 in the repository: ``SECRET_KEY`` has a development default only while ``DEBUG`` is on.
 """
 
@@ -30,7 +30,7 @@ SECRET_KEY = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY must be set when DEBUG is off (see the README, 'Configuration')."
+            "SECRET_KEY must be set when DEBUG is off (see docs/configuration.md)."
         )
     SECRET_KEY = "django-insecure-development-only-key-never-used-in-production"  # noqa: S105
 
@@ -65,8 +65,7 @@ INSTALLED_APPS = [
     "games",
     # The ratings' rows (games/ratings/; the write path rates each finished game).
     "games.ratings",
-    # The channels, each subscribing to the write path's events in its ready() (the README,
-    # "Layout").
+    # The channels, each subscribing to the write path's events in its ready() (docs/layout.md).
     "games.notify",
     "games.mail",
     "games.webhooks",

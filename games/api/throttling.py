@@ -1,8 +1,8 @@
 """Per-user and anonymous throttles whose rates are read at each request.
 
 The rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (from ``API_THROTTLE_*`` in the
-environment, see the README); DRF's own classes read them once at import, these read them through
-``api_settings`` so that a settings change (tests) applies at once.
+environment, see docs/configuration.md); DRF's own classes read them once at import, these read
+them through ``api_settings`` so that a settings change (tests) applies at once.
 
 The rule is DRF's: a throttle keeps the times of the requests it let through in the last period
 (newest first), and lets a request through while fewer than the rate's number are there; a

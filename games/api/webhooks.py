@@ -1,6 +1,6 @@
 """Webhooks in API v1: the viewer's endpoints under ``/me/webhooks/`` (list, register, read,
 change, delete, a new secret, a ping) and each one's recent deliveries. The work is
-:mod:`games.webhooks.endpoints`'; what is posted and how to check its signature: the README,
+:mod:`games.webhooks.endpoints`'; what is posted and how to check its signature: docs/api-guide.md,
 "Webhooks", and docs/api/README.md."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ setting (tests, development) may take plain ``http://``, any port and any addres
 **The signature.** ``Mascarade-Signature: t=<unix seconds>,v1=<hex>``, where ``<hex>`` is
 HMAC-SHA256 keyed with the endpoint's secret (the whole string, ``whsec_`` included, as UTF-8)
 over ``f"{t}."`` as bytes followed by the body's bytes. Receivers check it with
-``hmac.compare_digest`` and refuse a ``t`` older than five minutes (README, "Webhooks").
+``hmac.compare_digest`` and refuse a ``t`` older than five minutes (docs/api-guide.md, "Webhooks").
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ API_PATHS = {
     "/api/v1/games/{id}/moves/": {"post"},
     "/api/v1/games/{id}/events/": {"get"},
 }
-#: Additions to API.md (allowed: "anything may be added"), each documented in the README.
+#: Additions to API.md (allowed: "anything may be added"), each documented in the README or docs/.
 ADDED_PATHS = {
     "/api/v1/games/{id}/back/": {"post"},
     "/api/v1/games/{id}/pause/": {"post"},

@@ -1,5 +1,5 @@
 """Webhooks: endpoints registered by their owner only, deliveries written with their cause and
-posted signed (checked here with the README's own recipe), retried with backoff, the endpoint
+posted signed (checked here with the docs' own recipe), retried with backoff, the endpoint
 turned off after repeated failures (its owner told by mail), SSRF refused at registration and at
 delivery, no redirect followed, a slow endpoint cut off, a task safe to run twice, and a move
 of players without webhooks costing not one statement more."""
@@ -87,7 +87,7 @@ def verify_function(source: Path, heading: str):
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     assert len(code.strip().splitlines()) <= 10, "the recipe is ten lines at most"
     namespace: dict = {}
-    exec(compile(code, str(source), "exec"), namespace)  # noqa: S102 (our own README)
+    exec(compile(code, str(source), "exec"), namespace)  # noqa: S102 (our own docs)
     return namespace["verify"]
 
 
@@ -285,7 +285,7 @@ def test_a_real_delivery_verified_by_the_documented_recipe(
     posted = receiver.posts("/hook")
     types = [json.loads(r.body)["type"] for r in posted]
     assert "game_started" in types
-    for name, path, heading in [("README", ROOT / "README.md", "### Webhooks"),
+    for name, path, heading in [("guide", ROOT / "docs/api-guide.md", "## Webhooks"),
                                 ("docs", ROOT / "docs/api/README.md", "## Webhooks")]:
         verify = verify_function(path, heading)
         for request in posted:
