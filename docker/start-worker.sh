@@ -4,7 +4,7 @@
 # webhook-worker takes "webhooks" on threads: CELERY_POOL=threads), named CELERY_HOSTNAME
 # (celery@<host>; two workers on one host need two names).
 set -eu
-exec celery -A mascarade_site worker --loglevel "${CELERY_LOG_LEVEL:-INFO}" \
+exec celery -A mascarade_site worker --loglevel "${LOG_LEVEL:-INFO}" \
     --hostname "${CELERY_HOSTNAME:-celery@%h}" \
     --queues "${CELERY_QUEUES:-celery}" \
     --pool "${CELERY_POOL:-prefork}" \

@@ -121,6 +121,10 @@ def stack(tmp_path):
            "PROD_LOCAL_PORT": str(_free_ports(7)), "DATABASE_URL": database_url}
     for name in ("REDIS_URL", "EMAIL_URL", "SECRET_KEY", "DEBUG"):
         env.pop(name, None)
+    # What Celery writes into the environment of a process that ran a worker (celery.app.log;
+    # a test of this process may have): a number the celery command refuses as --loglevel, so
+    # the programs must not take it.
+    env["CELERY_LOG_LEVEL"] = "40"
     started = subprocess.run([sys.executable, str(SCRIPT), "start"], env=env, cwd=ROOT,
                              capture_output=True, text=True, timeout=400, check=False)
     try:
