@@ -608,6 +608,11 @@ class _quietly:
 _hubs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def hub_connected() -> bool:
+    """Whether a hub of this process is subscribed to the push channels."""
+    return any(found.connected for found in list(_hubs.values()))
+
+
 def hub() -> Hub | None:
     """This event loop's hub (``None`` without Redis: the streams poll)."""
     if not settings.REDIS_URL:

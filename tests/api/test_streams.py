@@ -280,15 +280,24 @@ def test_a_busy_stream_still_makes_its_full_check(server, four, monkeypatch, set
     stream = EventStream(server, game_url(game.pk, "stream/"), token_for(users[0]), timeout=60)
     try:
         assert collect(stream, 3, until=lambda m: m["event"] == "game")[0]["event"] == "game"
+        chat = push.game_channel(game.pk)
+
+        def busy() -> None:
+            push.publish([(chat, {"game": str(game.pk), "chat": True})])
+
+        # Busy from now on, it sends its heartbeat. (The process's hub, once subscribed, wakes
+        # its streams for a full check, as it does after a lost connection: the revocation comes
+        # after that one, so that only the periodic check can see it.)
+        deadline = time.monotonic() + 30
+        while not ("heartbeat" in stream.comments and streams.hub_connected()):
+            assert time.monotonic() < deadline, stream.comments
+            assert all(m["event"] != "<closed>" for m in collect(stream, 0.3, keep_busy=busy))
         monkeypatch.setattr(push, "user_changed", lambda user_id: None)  # its message lost
         AuthToken.objects.filter(user=users[0]).delete()
-        chat = push.game_channel(game.pk)
-        seen = collect(stream, 10, keep_busy=lambda: push.publish(
-            [(chat, {"game": str(game.pk), "chat": True})]),
-            until=lambda m: m["event"] in ("error", "<closed>"))
+        seen = collect(stream, 10, keep_busy=busy,
+                       until=lambda m: m["event"] in ("error", "<closed>"))
         assert seen and seen[-1]["event"] == "error", seen
         assert seen[-1]["data"]["code"] == "not_authenticated"
-        assert "heartbeat" in stream.comments, seen
     finally:
         stream.close()
 
