@@ -104,6 +104,9 @@ def test_a_simultaneous_challenge_window_answered_by_three_at_once(live_server, 
         page = pages[user.username]
         page.goto(url)
         assert page.locator("html").get_attribute("lang") == user.language
+        # (each form sent against the window as its page shows it)
+        assert page.locator("section.moves input[name=expected_seq]").first.get_attribute(
+            "value") == str(window_seq)
         buttons.append((page, submit_button(page, "claim" if index == 0 else "pass")))
     with ExitStack() as stack:
         for page, _button in buttons:
@@ -122,9 +125,6 @@ def test_a_simultaneous_challenge_window_answered_by_three_at_once(live_server, 
         assert page.locator(".message.error").count() == 0, page.locator(".messages").inner_text()
         assert page.locator("html").get_attribute("lang") == user.language
     assert "Se déconnecter" in pages[answerers[2].username].content()
-    # Within a second, each answered against the window as its page showed it.
-    times = sorted(record.created_at for record in records)
-    assert (times[-1] - times[0]).total_seconds() < 1
     assert refused == []
 
 
