@@ -89,6 +89,9 @@ def test_a_round_with_a_sharing_and_a_chat_exchange(live_server, chromium):  # n
     SHOTS.mkdir(parents=True, exist_ok=True)
     pages[2].screenshot(path=str(SHOTS / "shadow-table-375.png"), full_page=True)
     for page in pages:
+        # (loaded anew once the others' choices and the bots' are in: a refresh the stream
+        # brings swapped in between a click's press and its release swallows the click)
+        page.goto(url)
         assert act(page) == "choice"
     gifts = [e for events in MoveRecord.objects.filter(game=game).values_list("events", flat=True)
              for e in events if e["type"] == "give" and e.get("why") == "sharing"]
