@@ -1083,9 +1083,10 @@ def quantiles(values: list[float], scale: float = 1.0, unit: str = "ms") -> str:
 
 
 async def play(soak: Soak, prod: ProdLocal, faults: Faults, accounts: list, length: float,
-               drain: float) -> dict[str, dict[str, int]]:
-    """The players and the faults for ``length`` seconds, then until every game ended (at most
-    ``drain`` more); each program's memory at the start and the end."""
+               drain: float, patience: float) -> dict[str, dict[str, int]]:
+    """The players and the faults for ``length`` seconds, then until every game ended (a table
+    starts no game it would not end within ``drain`` more; a game still playing ``patience``
+    after the time is a failure); each program's memory at the start and the end."""
     soak.loop = asyncio.get_running_loop()
     record = soak.record
     users = iter(User(*a) for a in accounts)
@@ -1155,14 +1156,14 @@ async def play(soak: Soak, prod: ProdLocal, faults: Faults, accounts: list, leng
           f"{len(soak.absent)} absent), {len(mailers)} mail players; new games for {length:.0f} s",
           flush=True)
     ticker = asyncio.create_task(progress(soak, start))
-    done, pending = await asyncio.wait(tasks, timeout=length + drain)
+    done, pending = await asyncio.wait(tasks, timeout=length + patience)
     no_more_faults.set()
     if pending:
-        record.errors.append(f"{len(pending)} tables still playing {drain:.0f} s after the "
+        record.errors.append(f"{len(pending)} tables still playing {patience:.0f} s after the "
                              f"time (their games are left unfinished)")
-    left = await asyncio.to_thread(settle, [a[3] for a in accounts], start + length + drain)
+    left = await asyncio.to_thread(settle, [a[3] for a in accounts], start + length + patience)
     if left:
-        record.errors.append(f"the outbox not empty {drain:.0f} s after the time: {left}")
+        record.errors.append(f"the outbox not empty {patience:.0f} s after the time: {left}")
     memory_end = await asyncio.to_thread(memory, prod)
     for task in done:
         if task.exception() is not None:
@@ -1228,8 +1229,8 @@ def main() -> int:
                              "fewer tables, at least 15 games")
     parser.add_argument("--games", type=int, default=0,
                         help="the games to have played at least (a check); default: 1,000 for "
-                             "60 minutes, in proportion for other lengths (15 with --ci: "
-                             "its 12 tables' first games and a second one for a few)")
+                             "60 minutes, in proportion for other lengths (12 with --ci: "
+                             "each of its tables' first game)")
     parser.add_argument("--tables", type=int, default=0,
                         help="copies of the four API tables (default 3; 1 with --ci)")
     parser.add_argument("--mail-tables", type=int, default=0,
@@ -1245,14 +1246,17 @@ def main() -> int:
     args.tables = args.tables or (1 if args.ci else 3)
     args.mail_tables = args.mail_tables or (1 if args.ci else 2)
     args.think = args.think or 0.5
-    # (--ci: 2 cores serve some 700 moves in its 3 minutes under the faults, some 45 a game:
-    # its 12 tables' first games, then a second one for the tables whose first ended early)
-    args.games = args.games or (15 if args.ci else max(1, int(1000 * args.minutes / 60)))
+    # (--ci: each of its 12 tables' first games to its end; how many more the machine's pace
+    # allows is a figure, not a check: 2 quiet cores play some 20 games in its 3 minutes)
+    args.games = args.games or (12 if args.ci else max(1, int(1000 * args.minutes / 60)))
     args.worker_concurrency = 2
     # New games start for ``length`` seconds; those under way then have ``drain`` more to end
     # (CI's 3 minutes: 2 + 1).
     length = args.minutes * 60 * (2 / 3 if args.ci else 1)
     drain = args.minutes * 60 / 3 if args.ci else max(90.0, min(300.0, length / 4))
+    # A game still playing this long after the time has stalled (CI's: three times its
+    # drain, for a machine slower than the one its lengths were taken on).
+    patience = drain * 3 if args.ci else drain
     beat_seconds = min(60.0, length / 5)
 
     directory = Path(os.environ.get("PROD_LOCAL_DIR") or ROOT / "var" / "prod-local-soak")
@@ -1300,7 +1304,8 @@ def main() -> int:
         soak = Soak(args, ports, record, rng)
         sink.on_mail = soak.on_mail
         faults = Faults(prod, record, length, beat_seconds)
-        memory_use = uvloop.run(play(soak, prod, faults, accounts, length, drain))
+        memory_use = uvloop.run(play(soak, prod, faults, accounts, length, drain,
+                                        patience))
         sink.on_mail = None
         run_end = now()
         time.sleep(2)
