@@ -451,6 +451,9 @@ class User:
         self.decision: dict | None = None  # the newest decision told for the current game
         self.news = asyncio.Event()
         self.game: str | None = None
+        #: The newest decision told for a game the table does not know yet: a game that starts
+        #: as it is created (its other seats bots) tells it before the create's answer arrives.
+        self.early: dict[str, dict] = {}
         self.ended = asyncio.Event()
 
 
@@ -510,6 +513,9 @@ class Soak:
                                                   or data["seq"] >= user.decision["seq"]):
                     user.decision = data
                     user.news.set()
+                elif data["game"] != user.game and (data["game"] not in user.early or data["seq"]
+                                                    >= user.early[data["game"]]["seq"]):
+                    user.early[data["game"]] = data
             elif event == "game_ended" and data["game"] == user.game:
                 user.ended.set()
                 user.news.set()
@@ -572,9 +578,12 @@ class Soak:
             gid = game["id"]
             self.record.games[gid] = label
             for user in (*humans, *( [absent] if absent else [])):
-                user.game, user.decision = gid, None
+                user.game, user.decision = gid, user.early.pop(gid, None)
+                user.early.clear()
                 user.ended.clear()
                 user.news.clear()
+                if user.decision is not None:
+                    user.news.set()
             for user in (*humans[1:], *([absent] if absent else [])):
                 status, answer = await self.call(nginx, "join", "POST",
                                                  f"/api/v1/games/{gid}/join/", user, {},
