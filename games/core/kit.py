@@ -272,6 +272,19 @@ def seat_bank(clock: dict | None, deadline: str | None, now: dt.datetime) -> dic
     return {"words": bank_words(left), "running": running}
 
 
+def time_left(deadline: dt.datetime, now: dt.datetime) -> str:
+    """The time left before ``deadline``, in words ("5 min left", "9 h left", "3 days left"),
+    as the table, the lobby and the push messages say it."""
+    seconds = int((deadline - now).total_seconds())
+    if seconds <= 0:
+        return _("time is up")
+    if seconds < 3600:
+        return _("%(n)d min left") % {"n": max(1, seconds // 60)}
+    if seconds < 86_400 * 2:
+        return _("%(n)d h left") % {"n": seconds // 3600}
+    return _("%(n)d days left") % {"n": seconds // 86_400}
+
+
 def bank_words(seconds: int) -> str:
     """What a seat's time bank holds, in words ("2 d 4 h", "3 h 20 min", "45 min")."""
     seconds = max(0, int(seconds))

@@ -29,7 +29,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from games.core import catalog, dispatch
-from games.core.kit import GameKit
+from games.core.kit import GameKit, time_left
 from games.live import presence
 from games.models import Game, Notification, Seat
 from games.notify import pushes
@@ -52,18 +52,6 @@ Status = PushDelivery.Status
 
 #: How long a push about a game's start or end waits at its push service for an offline device.
 NEWS_TTL = 24 * 3600
-
-
-def time_left(deadline: dt.datetime, now: dt.datetime) -> str:
-    """The time left before ``deadline``, in words (as the table says it)."""
-    seconds = int((deadline - now).total_seconds())
-    if seconds <= 0:
-        return _("time is up")
-    if seconds < 3600:
-        return _("%(n)d min left") % {"n": max(1, seconds // 60)}
-    if seconds < 86_400 * 2:
-        return _("%(n)d h left") % {"n": seconds // 3600}
-    return _("%(n)d days left") % {"n": seconds // 86_400}
 
 
 def payload(note: Notification, now: dt.datetime | None = None) -> dict[str, Any]:

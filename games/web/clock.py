@@ -6,22 +6,14 @@ from __future__ import annotations
 import datetime as dt
 import zoneinfo
 
-from django.utils.translation import gettext as _
+from games.core import kit
 
 
 def time_left(deadline: str | None, now) -> str:
     """The time left before ``deadline`` (ISO 8601, as the projections write it), in words."""
     if not deadline:
         return ""
-    when = dt.datetime.fromisoformat(deadline.replace("Z", "+00:00"))
-    seconds = int((when - now).total_seconds())
-    if seconds <= 0:
-        return _("time is up")
-    if seconds < 3600:
-        return _("%(n)d min left") % {"n": max(1, seconds // 60)}
-    if seconds < 86_400 * 2:
-        return _("%(n)d h left") % {"n": seconds // 3600}
-    return _("%(n)d days left") % {"n": seconds // 86_400}
+    return kit.time_left(dt.datetime.fromisoformat(deadline.replace("Z", "+00:00")), now)
 
 
 def viewer_zone(request):
