@@ -8,7 +8,8 @@ Over the 90 full days (UTC) before a day ``as_of``:
   of one of their vacations are left out (their clocks stop then, and a bot may stand in).
   **answered**: those they sent. The share is ``answered / decisions``.
 - **removed**: games whose seat was given to someone else (a table ``replace`` naming them);
-  **left**: games that ended (finished or aborted) with them marked absent.
+  **left**: games that ended (finished or aborted) in those days with them marked absent
+  (their seats' ``ended_at``, written with the game's end).
 
 A figure of a day never changes afterwards (moves and table moves are append-only, vacations
 cannot be declared in the past), so it is computed once a day for everyone
@@ -100,7 +101,12 @@ def measure(users: Iterable[User], as_of: dt.date) -> dict[int, Figures]:
             if finish > start and begin < end:
                 on_vacation |= Q(seat__user_id=user_id, created_at__gte=begin,
                                  created_at__lt=finish)
-    moves = (MoveRecord.objects.filter(seat__user_id__in=ids, created_at__gte=start,
+    # (a move of the window is of a seat whose game had not ended before it: the seats not
+    # ended or ended since the window's start, read through seat_user_ended, not every seat the
+    # players ever had)
+    moves = (MoveRecord.objects.filter(Q(seat__ended_at__isnull=True)
+                                       | Q(seat__ended_at__gte=start),
+                                       seat__user_id__in=ids, created_at__gte=start,
                                        created_at__lt=end, actor__in=COUNTED)
              .exclude(payload__type="table"))
     if on_vacation:
@@ -118,10 +124,11 @@ def measure(users: Iterable[User], as_of: dt.date) -> dict[int, Figures]:
         user_id = previous.get(payload.get("previous"))
         if user_id is not None:
             removed_games[user_id].add(game_id)
+    # (the games that ended in the window: their seats' ended_at, an entry of seat_user_ended)
     left = dict(
         Seat.objects.filter(user_id__in=ids, absent=True,
                             game__status__in=[Game.Status.FINISHED, Game.Status.ABORTED],
-                            game__updated_at__gte=start, game__updated_at__lt=end)
+                            ended_at__gte=start, ended_at__lt=end)
         .values("user_id").annotate(n=Count("game_id", distinct=True))
         .values_list("user_id", "n"))
     removed_by_user = {user_id: len(games) for user_id, games in removed_games.items()}

@@ -71,10 +71,16 @@ def player(request, name):
         history = ratings.rating_history(user, kit.id)
         games.append({"kit": kit, "rating": by_kind.get(kit.id), "counts": played,
                       "chart": chart(history), "history": history})
-    seats = (user.seats.filter(game__private=False)
-             .select_related("game").order_by("-game__finished_at", "-game__created_at"))
-    recent = seats.filter(game__status="finished")[:RECENT_GAMES]
-    current = seats.filter(game__status__in=["open", "active", "paused"])[:20]
+    seats = user.seats.filter(game__private=False).select_related("game")
+    # Both lists read the player's seats through the index of their ends (seat_user_ended:
+    # user, ended_at descending), in its order: the finished games the latest ended first (a
+    # finished game's seats end at its finished_at), the games not over (ended_at null) the
+    # latest created first; each stops at its end, whatever the player's history.
+    recent = (seats.filter(ended_at__isnull=False, game__status="finished")
+              .order_by("-ended_at", "game_id")[:RECENT_GAMES])
+    current = (seats.filter(ended_at__isnull=True,
+                            game__status__in=["open", "active", "paused"])
+               .order_by("-game__created_at")[:20])
     return render(request, "games/player.html", {
         "player": user, "profile": profile, "games": games,
         "recent": [_listed(seat) for seat in recent],

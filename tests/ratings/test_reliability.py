@@ -95,3 +95,9 @@ def test_games_removed_from_and_left_are_counted():
     assert (figures[cid.pk].removed, figures[cid.pk].left) == (1, 0)
     assert (figures[dan.pk].removed, figures[dan.pk].left) == (0, 1)
     assert (figures[ada.pk].removed, figures[ada.pk].left) == (0, 0)
+    # A day's figures never change afterwards: a game over touched since (its updated_at) stays
+    # out of the days after its end, which count the games that ended in them.
+    Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() + dt.timedelta(days=95))
+    later = measure([dan], tomorrow() + dt.timedelta(days=100))
+    assert (later[dan.pk].decisions, later[dan.pk].left) == (0, 0)
+    assert measure([dan], tomorrow())[dan.pk].left == 1

@@ -12,7 +12,7 @@ import pytest
 
 from games.ratings.models import Rating, Reliability
 from games.ratings.selectors import today
-from games.web.players import LEADERBOARD_PAGE, chart
+from games.web.players import LEADERBOARD_PAGE, RECENT_GAMES, chart
 from tests.api.factories import UserFactory
 from tests.ratings.play import new_game, play_to_end
 
@@ -131,3 +131,53 @@ def test_every_seat_and_the_lobby_show_rating_and_reliability(users):
     table = browser(users[3]).get(f"/games/{game.pk}/").content.decode()
     assert table.count('class="badge rating"') == 4
     assert "reliability 80%" in table
+
+
+def test_the_recent_games_are_the_latest_finished_public_ones_whatever_the_history():
+    """The page lists the player's latest finished public games, the latest ended first (games
+    private, aborted or under way apart), and reads as many statements for a long history as
+    for a short one."""
+    import datetime as dt
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from games.models import Game, Seat
+
+    player = UserFactory()
+    now = timezone.now()
+
+    def game(name: str, status: str, hours_ago: int, private: bool = False) -> Game:
+        over = status in ("finished", "aborted")
+        ended = now - dt.timedelta(hours=hours_ago) if over else None
+        made = Game.objects.create(kind="mascarade", name=name, seed=hours_ago, status=status,
+                                   private=private, seat_count=4, finished_at=ended,
+                                   winners=[0] if status == "finished" else [])
+        Seat.objects.create(game=made, position=0, user=player, ended_at=ended)
+        return made
+
+    def recent_names() -> list[str]:
+        html = browser().get(f"/players/{player.username}/").content.decode()
+        section = html.split('id="recent-title"')[1].split('id="current-title"')[0]
+        return re.findall(r'class="game-title">([^<]+)</a>', section)
+
+    def statements() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert browser().get(f"/players/{player.username}/").status_code == 200
+        return len(queries.captured_queries)
+
+    for n in (5, 3):
+        game(f"old {n}", "finished", 100 + n)
+    statements()  # (once to warm up)
+    few = statements()
+    for n in range(RECENT_GAMES + 2):
+        game(f"finished {n}", "finished", 10 + n)
+    game("secret table", "finished", 1, private=True)
+    game("called-off table", "aborted", 2)
+    game("table under way", "active", 0)
+    assert recent_names() == [f"finished {n}" for n in range(RECENT_GAMES)]
+    html = browser().get(f"/players/{player.username}/").content.decode()
+    assert ">table under way</a>" in html.split('id="current-title"')[1]
+    assert "secret table" not in html and "called-off table" not in html
+    assert statements() == few
