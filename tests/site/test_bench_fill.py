@@ -43,7 +43,7 @@ def test_the_full_database_benches_run(db):
                           capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     for name in ("lobby", "your games (API)", "table page, finished", "game read (API)",
-                 "move (API)", "sweep, 4 games due"):
+                 "move (API)", "player page", "player read (API)", "sweep, 4 games due"):
         assert re.search(rf"^{re.escape(name)} +\d+ +\d+ +[\d.]+ +[\d.]+ ", done.stdout,
                          re.MULTILINE), done.stdout
     assert "not the same statements" not in done.stdout, done.stdout

@@ -3,8 +3,9 @@ the site's history: none of them needs to read a large table whole.
 
 The statements are those the real code sends (Django's ``CaptureQueriesContext`` around the
 requests, as the site serves them): the lobby, the home page and "your games", a table's page
-(a game under way and a finished one), a game's read, a move, the player's page when the site
-has one, and the periodic sweep (nothing due, then deadlines due).
+(a game under way and a finished one), a game's read, a move, the player's page and its API
+read when the site has them (its reliability counted at once: no figures stored for the day),
+and the periodic sweep (nothing due, then deadlines due).
 
 How a small test database can say it: its tables hold a few rows, and on them PostgreSQL rightly
 prefers a sequential scan to any index. So each statement is planned (``EXPLAIN``, never run)
@@ -40,7 +41,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 #: The tables that grow with the site's history (every game, seat, move and message ever).
 LARGE = {"games_game", "games_seat", "games_moverecord", "games_snapshot", "games_notification",
-         "games_chatmessage", "games_webhookdelivery", "accounts_user"}
+         "games_chatmessage", "games_webhookdelivery", "accounts_user", "games_ratings_rating",
+         "games_ratings_ratingchange", "games_ratings_reliability"}
 PLANNED = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH")
 FULL_INDEX_SCANS = ("Index Scan", "Index Only Scan", "Bitmap Index Scan")
 
@@ -139,9 +141,12 @@ def hot_requests(site) -> dict:
         "sweep, deadlines due": due,
     }
     player_page = f"/players/{users[0].username}/"
+    player_read = f"/api/v1/players/{users[0].username}/"
     try:
         resolve(player_page)
+        resolve(player_read)
         requests["player page"] = lambda: ok(page.get(player_page))
+        requests["player read (API)"] = lambda: ok(api.get(player_read))
     except Resolver404:
         pass
     return requests
