@@ -260,8 +260,8 @@ def _still_awaited(note: Notification, folded: list[Notification], outcome: dict
     about = [n for n in (note, *folded) if n.kind in (*DECISION_KINDS, Kind.REMINDER)]
     if not about:
         return folded
-    live = _live_decisions(about)
-    passed = [n.pk for n in about if _decision_of(n) not in live]
+    live = live_decisions(about)
+    passed = [n.pk for n in about if decision_of(n) not in live]
     if not passed:
         return folded
     why = "decision no longer awaited"
@@ -316,7 +316,7 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
                                     user_id__in={n.user_id for n in notes})
                 .values_list("game_id", "user_id")) if games else set()
     awaited = [n for n in notes if n.kind in (*DECISION_KINDS, Kind.REMINDER)]
-    live = _live_decisions(awaited)
+    live = live_decisions(awaited)
     reasons = {}
     for note in notes:
         user = note.user
@@ -339,7 +339,7 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
             elif not digest_sections(note):
                 reason = "nothing left to tell (hidden or muted since)"
         elif note.kind in (*DECISION_KINDS, Kind.REMINDER):
-            if _decision_of(note) not in live:
+            if decision_of(note) not in live:
                 reason = "decision no longer awaited"
             elif note.game.status != Game.Status.ACTIVE:
                 reason = f"game {note.game.status}"
@@ -348,7 +348,7 @@ def _skip_reasons(notes: list[Notification]) -> dict[int, str]:
     return reasons
 
 
-def _decision_of(note: Notification) -> tuple:
+def decision_of(note: Notification) -> tuple:
     """Which decision a message is about: a reminder (and a decision message written before
     ``decision_notes`` named them so) by its row's key; a decision message by its game, player
     and seq."""
@@ -358,12 +358,12 @@ def _decision_of(note: Notification) -> tuple:
     return ("turn", str(note.game_id), note.context.get("player"), note.context.get("seq"))
 
 
-def _live_decisions(notes: list[Notification]) -> set[tuple]:
-    """The decisions of these messages still awaited from a human (as :func:`_decision_of`
+def live_decisions(notes: list[Notification]) -> set[tuple]:
+    """The decisions of these messages still awaited from a human (as :func:`decision_of`
     names them): one query."""
     if not notes:
         return set()
-    named = [_decision_of(note) for note in notes]
+    named = [decision_of(note) for note in notes]
     keys = [name[1] for name in named if name[0] == "pk"]
     games = {name[1] for name in named if name[0] == "turn"}
     live = set()

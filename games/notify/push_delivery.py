@@ -37,9 +37,9 @@ from games.notify.delivery import (
     DECISION_KINDS,
     MAX_ATTEMPTS,
     SENDING_STALE_AFTER,
-    _decision_of,
-    _live_decisions,
     backoff,
+    decision_of,
+    live_decisions,
     sweep_deliveries,
 )
 from games.webpush import service, subscriptions
@@ -103,7 +103,7 @@ def _skip_reasons(rows: list[PushDelivery], now: dt.datetime) -> dict[int, str]:
     muted = set(Seat.objects.filter(game_id__in=games, user_id__in=users, muted=True)
                 .values_list("game_id", "user_id")) if games else set()
     awaited = [note for note in notes if note.kind in (*DECISION_KINDS, Kind.REMINDER)]
-    live = _live_decisions(awaited)
+    live = live_decisions(awaited)
     watched = presence.watchers({(note.user_id, note.game_id) for note in notes
                                  if note.game_id}, now)
     reasons = {}
@@ -117,7 +117,7 @@ def _skip_reasons(rows: list[PushDelivery], now: dt.datetime) -> dict[int, str]:
         elif (note.game_id, user.pk) in muted:
             reason = "game muted"
         elif note.kind in (*DECISION_KINDS, Kind.REMINDER) and (
-                _decision_of(note) not in live or note.game.status != Game.Status.ACTIVE):
+                decision_of(note) not in live or note.game.status != Game.Status.ACTIVE):
             reason = "decision no longer awaited"
         elif note.game_id and (user.pk, str(note.game_id)) in watched:
             reason = "table open in a live page"
