@@ -71,6 +71,28 @@ class RatingChange(models.Model):
         return f"{self.user_id} in {self.game_id}: {self.ordinal:.2f}"
 
 
+class Tally(models.Model):
+    """How many games of one game (``kind``) a player finished, and how many rated ones they
+    won (finished first among the rated players): counted when each game ends (the subscriber
+    that rates it), rebuilt by ``manage.py recompute_ratings``, so that a player's page reads
+    one row a game whatever the number they played."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    kind = models.CharField(_("game"), max_length=32)
+    finished = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "kind"],
+                                               name="tally_unique_user_kind")]
+        verbose_name = _("games tally")
+        verbose_name_plural = _("games tallies")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} at {self.kind}: {self.finished} finished, {self.won} won"
+
+
 class Reliability(models.Model):
     """A player's reliability figures over the 90 days before ``as_of`` (a UTC day), as
     :func:`games.ratings.reliability.measure` counts them; refreshed every day

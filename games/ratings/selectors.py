@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Game, Seat
 from games.ratings import skill
-from games.ratings.models import Rating, RatingChange, Reliability
+from games.ratings.models import Rating, RatingChange, Reliability, Tally
 from games.ratings.reliability import WINDOW_DAYS, Figures, measure
 
 
@@ -80,31 +80,26 @@ def reliability_payload(figures: Figures) -> dict[str, Any]:
 def game_counts(user: User, kinds: Iterable[str]) -> dict[str, Any]:
     """How many games the user played: ``{"finished", "active", "won", "rated"}`` (``won``:
     the rated games they finished first in), and the same by game (``"by_game"``: ``{kind:
-    {...}}``, each of ``kinds`` and any other they played). Three queries."""
-    by_kind: dict[str, dict[str, int]] = {
-        kind: {"finished": 0, "active": 0, "won": 0, "rated": 0} for kind in kinds}
-    rows = (Seat.objects.filter(user=user).values("game__kind").annotate(
-        finished=Count("id", filter=Q(game__status=Game.Status.FINISHED)),
-        active=Count("id", filter=Q(game__status__in=[Game.Status.ACTIVE,
-                                                       Game.Status.PAUSED]))))
-    won = _won_by_kind(user)
-    for row in rows:
-        counts = by_kind.setdefault(row["game__kind"], {"finished": 0, "active": 0, "won": 0,
-                                                        "rated": 0})
-        counts["finished"], counts["active"] = row["finished"], row["active"]
-        counts["won"] = won.get(row["game__kind"], 0)
+    {...}}``, each of ``kinds`` and any other they played). Three queries, whatever the number
+    of games they played: the games over are counted as each ends (:class:`Tally`), the rated
+    ones too (:class:`Rating`), the games under way are their seats not ended (index
+    ``seat_user_ended``)."""
+    empty = {"finished": 0, "active": 0, "won": 0, "rated": 0}
+    by_kind: dict[str, dict[str, int]] = {kind: dict(empty) for kind in kinds}
+    for kind, finished, won in Tally.objects.filter(user=user).values_list(
+            "kind", "finished", "won"):
+        counts = by_kind.setdefault(kind, dict(empty))
+        counts["finished"], counts["won"] = finished, won
+    for kind, active in (Seat.objects.filter(user=user, ended_at__isnull=True,
+                                             game__status__in=[Game.Status.ACTIVE,
+                                                               Game.Status.PAUSED])
+                         .values("game__kind").annotate(n=Count("id"))
+                         .values_list("game__kind", "n")):
+        by_kind.setdefault(kind, dict(empty))["active"] = active
     for kind, games in Rating.objects.filter(user=user).values_list("kind", "games"):
-        by_kind.setdefault(kind, {"finished": 0, "active": 0, "won": 0, "rated": 0})
-        by_kind[kind]["rated"] = games
-    total = {key: sum(counts[key] for counts in by_kind.values())
-             for key in ("finished", "active", "won", "rated")}
+        by_kind.setdefault(kind, dict(empty))["rated"] = games
+    total = {key: sum(counts[key] for counts in by_kind.values()) for key in empty}
     return {**total, "by_game": by_kind}
-
-
-def _won_by_kind(user: User) -> dict[str, int]:
-    """The rated games the user won (finished first among the rated players), by game."""
-    return dict(RatingChange.objects.filter(user=user, place=1).values("kind")
-                .annotate(n=Count("id")).values_list("kind", "n"))
 
 
 def player_profile(user: User, kinds: Iterable[str]) -> dict[str, Any]:

@@ -4,16 +4,19 @@ recomputation from the finished games gives the live figures again."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
+from django.apps import apps as django_apps
 from django.core.management import call_command
 
 from games.core import selectors, services
 from games.core.services import ratings as rating_services
-from games.models import Game, MoveRecord
+from games.models import Game, MoveRecord, Seat
+from games.ratings import selectors as rating_selectors
 from games.ratings import skill
-from games.ratings.models import Rating, RatingChange
+from games.ratings.models import Rating, RatingChange, Tally
 from moderation import services as moderation
 from tests.api.factories import UserFactory
 
@@ -28,6 +31,7 @@ def figures() -> dict:
         "changes": sorted(RatingChange.objects.values_list(
             "game_id", "user_id", "kind", "place", "mu_before", "sigma_before", "mu", "sigma",
             "ordinal")),
+        "tallies": sorted(Tally.objects.values_list("user_id", "kind", "finished", "won")),
     }
 
 
@@ -127,12 +131,55 @@ def test_recomputing_gives_the_live_figures():
     play_to_end(new_game("ere_des_masques", [bea, ada]), rng)
     live = figures()
     assert len({kind for _u, kind, *_rest in live["ratings"]}) == 3
-    assert RatingChange.objects.values("game_id").distinct().count() == 6
+    # (the flash game is rated unless its deal put its three humans on one side: its seed is
+    # the site's, drawn at its creation)
+    rated = {game for game, *_rest in live["changes"]}
+    assert len(rated) in (5, 6)
+    assert rating_services.recompute() == len(rated)
+    assert figures() == live
     call_command("recompute_ratings", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert figures() == live
     # A change of the model's parameters is one command.
     call_command("recompute_ratings", "--game", "ere_des_masques",
                  stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert figures() == live
+
+
+@pytest.mark.django_db
+def test_the_tallies_count_the_finished_games_as_their_seats_do():
+    """A player's games finished and won by game are counted as each game ends: the figures
+    their seats and rating changes give (every finished game with a seat of theirs, played
+    by them or by a bot in their absence; the rated games they placed first in), never an
+    aborted game; the migration that made the tallies counts the games before it the same."""
+    ada, bea, cid, dan = (UserFactory() for _ in range(4))
+    rng = random.Random(8)
+    play_to_end(new_game("mascarade", [ada, bea, cid, dan]), rng)
+    play_to_end(new_game("mascarade", [ada], bots=3), rng)
+    play_to_end(new_game("ere_des_masques", [bea, ada]), rng)
+    play_to_end(new_game("shadow_house", [cid, dan, ada],
+                         options={"players": 3, "absent_after": 1}), rng, timeouts=0.3)
+    under_way = new_game("mascarade", [ada, bea, cid, dan])
+    play_to_end(under_way, rng, limit=4)
+    aborted = new_game("ere_des_masques", [ada, dan])
+    play_to_end(aborted, rng, limit=2)
+    moderation.abort(UserFactory(is_staff=True, is_superuser=True), aborted.pk, "a test")
+    kinds = ["mascarade", "ere_des_masques", "shadow_house"]
+    for user in (ada, bea, cid, dan):
+        seats = Seat.objects.filter(user=user)
+        expected = {kind: {
+            "finished": seats.filter(game__kind=kind, game__status="finished").count(),
+            "active": seats.filter(game__kind=kind, game__status__in=["active", "paused"])
+            .count(),
+            "won": RatingChange.objects.filter(user=user, kind=kind, place=1).count(),
+            "rated": RatingChange.objects.filter(user=user, kind=kind).count()}
+            for kind in kinds}
+        assert rating_selectors.game_counts(user, kinds)["by_game"] == expected
+    assert rating_selectors.game_counts(ada, kinds)["finished"] == 4
+    assert rating_selectors.game_counts(ada, kinds)["active"] == 1
+    live = figures()
+    Tally.objects.all().delete()
+    migration = importlib.import_module("games.ratings.migrations.0002_tally")
+    migration.count_played(django_apps, None)
     assert figures() == live
 
 

@@ -24,7 +24,7 @@ from games.core.catalog import find_kit
 from games.engine.base import standings
 from games.models import Game, Seat
 from games.ratings import skill
-from games.ratings.models import Rating, RatingChange, Reliability
+from games.ratings.models import Rating, RatingChange, Reliability, Tally
 from games.ratings.reliability import measure, window
 
 Side = tuple[list[int], int]
@@ -140,21 +140,25 @@ RECOMPUTE_BATCH = 200
 
 def recompute(*, kinds: Iterable[str] | None = None) -> int:
     """Every rating (of ``kinds``, default all) computed again from the finished games, replayed
-    in the order they ended, in one transaction: the ratings and their history are replaced.
-    Returns how many games were rated."""
+    in the order they ended, in one transaction: the ratings, their history and the players'
+    tallies of games finished and won are replaced. Returns how many games were rated."""
     games = finished_games()
     if kinds is not None:
         kinds = list(kinds)
         games = games.filter(kind__in=kinds)
     current: dict[tuple[int, str], list[Any]] = {}
     history: list[RatingChange] = []
+    tallies: dict[tuple[int, str], list[int]] = {}
     count = 0
     with transaction.atomic():
         ratings, changes = Rating.objects.all(), RatingChange.objects.all()
+        counted = Tally.objects.all()
         if kinds is not None:
             ratings, changes = ratings.filter(kind__in=kinds), changes.filter(kind__in=kinds)
+            counted = counted.filter(kind__in=kinds)
         changes.delete()
         ratings.delete()
+        counted.delete()
         ids = list(games.values_list("id", flat=True))
         for start in range(0, len(ids), RECOMPUTE_BATCH):
             chunk = list(finished_games().filter(id__in=ids[start:start + RECOMPUTE_BATCH]))
@@ -162,6 +166,8 @@ def recompute(*, kinds: Iterable[str] | None = None) -> int:
             for seat in Seat.objects.filter(game_id__in=list(seats)).order_by("position"):
                 seats[seat.game_id].append(seat)
             for game in chunk:
+                for user in {seat.user_id for seat in seats[game.pk] if seat.user_id}:
+                    tallies.setdefault((user, game.kind), [0, 0])[0] += 1
                 state = selectors.load_state(game, ask_refresh=False)
                 sides = outcome(game, seats[game.pk], state)
                 if sides is None:
@@ -177,12 +183,17 @@ def recompute(*, kinds: Iterable[str] | None = None) -> int:
                     entry[2] += 1
                     entry[3] = now
                     history.append(_change_row(game, change, now))
+                    if change.place == 1:
+                        tallies[(change.user_id, kind)][1] += 1
         Rating.objects.bulk_create(
             [Rating(user_id=user, kind=kind, mu=mu, sigma=sigma,
                     ordinal=skill.ordinal(mu, sigma), games=games_, updated_at=at)
              for (user, kind), (mu, sigma, games_, at) in current.items()],
             batch_size=1000)
         RatingChange.objects.bulk_create(history, batch_size=1000)
+        Tally.objects.bulk_create(
+            [Tally(user_id=user, kind=kind, finished=finished, won=won)
+             for (user, kind), (finished, won) in tallies.items()], batch_size=1000)
     return count
 
 
@@ -235,4 +246,23 @@ def rate_ended(event: events.GameEnded) -> None:
     # (the state at the game's last seq: the moves after the snapshot read with the game are
     # applied to it; at most one query, at the end of a game only)
     state = selectors.load_state(event.game, ask_refresh=False)
-    rate_game(event.game, event.seats, state)
+    changes = rate_game(event.game, event.seats, state)
+    tally_game(event.game, event.seats, changes)
+
+
+def tally_game(game: Game, seats: list[Seat], changes: list[Change]) -> None:
+    """Count a game that just finished (inside its transaction, once: its ``GameEnded``) in its
+    players' tallies: a game finished for each human seat's user, a win for each rated player
+    it placed first (``changes``: what :func:`rate_game` did). The rows are locked in the order
+    of their users, as the ratings are."""
+    users = sorted({seat.user_id for seat in seats if seat.user_id is not None})
+    if not users:
+        return
+    Tally.objects.bulk_create([Tally(user_id=user, kind=game.kind) for user in users],
+                              ignore_conflicts=True)
+    mine = Tally.objects.filter(kind=game.kind, user_id__in=users)
+    list(mine.select_for_update().order_by("user_id").values_list("pk", flat=True))
+    mine.update(finished=F("finished") + 1)
+    winners = [change.user_id for change in changes if change.place == 1]
+    if winners:
+        mine.filter(user_id__in=winners).update(won=F("won") + 1)
