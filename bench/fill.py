@@ -21,6 +21,9 @@ played on the site leaves is written, as the write path writes it (``games/core/
   at its last move), the table chat lines its kit posts for those events;
 - the outbox's messages, sent: "game started" and "game ended" to each human, one decision mail
   for each human move.
+- once all are written, the players' tallies of their games finished by game
+  (``games.core.services.ratings.recount_tallies``, what each game's end counts; the fill
+  rates no game: no rating, no game won).
 
 ``--active`` games (1 % of the games by default) are left under way: played part way, awaiting
 human players only, their pending decisions and deadlines written (their deadlines in the
@@ -430,6 +433,8 @@ def fill(args) -> None:
 
     from accounts.models import User
     from games import models as m
+    from games.core.services.ratings import recount_tallies
+    from games.ratings.models import Tally
 
     make_users(args)
     started = time.perf_counter()
@@ -453,16 +458,20 @@ def fill(args) -> None:
     if written["skipped"]:
         print(f"{written['skipped']:,} games were there already (a run before): left as they "
               f"were")
+    # (the players' tallies of games finished, as each game's end counts them: the fill
+    # rates no game, so none won)
+    tallies = recount_tallies()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     elapsed = time.perf_counter() - started
     rate = written["rows"] / max(elapsed, 1e-9)
     print(f"written: {written['games']:,} games, {written['moves']:,} move records, "
           f"{written['rows']:,} rows in {elapsed:.0f} s ({rate:,.0f} rows/s, "
-          f"{written['moves'] / max(elapsed, 1e-9):,.0f} move records/s)")
+          f"{written['moves'] / max(elapsed, 1e-9):,.0f} move records/s); {tallies:,} "
+          f"players' tallies counted")
     with connection.cursor() as cursor:
         for model in (m.Game, m.Seat, m.MoveRecord, m.Snapshot, m.ChatMessage, m.Notification,
-                      m.PendingDecision, User):
+                      m.PendingDecision, Tally, User):
             cursor.execute(f"SELECT count(*) FROM {model._meta.db_table}")  # noqa: S608
             print(f"  {model._meta.db_table:28} {cursor.fetchone()[0]:>12,} rows")
 

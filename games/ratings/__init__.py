@@ -1,16 +1,17 @@
 """Ratings per game (OpenSkill's Plackett-Luce) and players' reliability.
 
 A rating changes once per finished game, in the transaction that ends it
-(:mod:`.subscribers`, on :class:`games.core.events.GameEnded`): the game's rules say how each
+(``games.core.services.ratings``, on :class:`games.core.events.GameEnded`), which also counts
+the game in its players' tallies of games finished and won: the game's rules say how each
 player finished (``Result.ranks`` and ``Result.teams``, read by
 :func:`games.engine.base.standings`); bots' seats are left out, and a game with fewer than two
 rated sides (fewer than two humans) is not rated. Aborted games never end by their rules: they
-are never rated. ``manage.py recompute_ratings`` rates every finished game again, in order
-(:func:`.services.recompute`).
+are never rated. ``manage.py recompute_ratings`` rates every finished game again, in order,
+and counts the tallies again (``games.core.services.ratings.recompute``).
 
-Modules: :mod:`.skill` (the model, its parameters, the figure shown), :mod:`.services` (the
-writes), :mod:`.reliability` (how reliability is counted), :mod:`.selectors` (the reads),
-:mod:`.models`.
+Modules: :mod:`.skill` (the model, its parameters, the figure shown), the writes in
+``games.core.services.ratings`` (a layer above), :mod:`.reliability` (how reliability is
+counted), :mod:`.selectors` (the reads), :mod:`.models`.
 
 The reads (:mod:`games.ratings.selectors`), for the pages and the API (``kinds``: the games the
 site serves, ``games.core.catalog.ids()``; this layer is below the catalog):
@@ -23,8 +24,9 @@ site serves, ``games.core.catalog.ids()``; this layer is below the catalog):
   ``as_of``, default today UTC); ``reliability_percent(user) -> int | None``;
 - ``game_counts(user, kinds) -> dict``: ``{"finished", "active", "won", "rated", "by_game":
   {kind: {...}}}``;
-- ``rating_history(user, kind) -> list[dict]``: ``[{"game", "name", "at", "rating", "place",
-  "players"}]``, oldest first (the chart's points; ``rating`` as shown after that game);
+- ``rating_history(user, kind, latest=None) -> list[dict]``: ``[{"game", "name", "at",
+  "rating", "place", "players"}]``, the latest ``CHART_GAMES`` (100) rated games, oldest first
+  (the chart's points; ``rating`` as shown after that game);
 - ``leaderboard(kind) -> QuerySet[Rating]`` (to paginate), then
   ``leaderboard_rows(ratings, first_rank=1) -> list[dict]``: ``[{"rank", "player", "rating",
   "provisional", "games"}]``;

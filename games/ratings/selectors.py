@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from accounts.models import User
@@ -112,16 +112,24 @@ def player_profile(user: User, kinds: Iterable[str]) -> dict[str, Any]:
             "games": game_counts(user, kinds)}
 
 
-def rating_history(user: User, kind: str) -> list[dict[str, Any]]:
-    """The user's rating after each rated game of ``kind``, oldest first (the chart):
-    ``{"game", "name", "at", "rating", "place", "players"}`` (``players``: the rated players of
-    that game). One query."""
-    rows = (RatingChange.objects.filter(user=user, kind=kind).select_related("game")
-            .annotate(players=Count("game__seats", filter=Q(game__seats__user__isnull=False)))
-            .order_by("at", "id"))
+#: A rating's chart draws the player's latest this many rated games of a game: the player's
+#: page keeps its size whatever their history (their rating counts every game).
+CHART_GAMES = 100
+
+
+def rating_history(user: User, kind: str, latest: int | None = None) -> list[dict[str, Any]]:
+    """The user's rating after each of their latest ``latest`` rated games of ``kind``
+    (default :data:`CHART_GAMES`), oldest first (the chart): ``{"game", "name", "at",
+    "rating", "place", "players"}`` (``players``: the rated players of that game). One query,
+    which reads the index ``rating_change_history`` backwards and stops at ``latest``."""
+    players = (Seat.objects.filter(game=OuterRef("game"), user__isnull=False).order_by()
+               .values("game").annotate(n=Count("id")).values("n"))
+    rows = list(RatingChange.objects.filter(user=user, kind=kind).select_related("game")
+                .annotate(players=Subquery(players)).order_by("-at", "-id")
+                [:latest or CHART_GAMES])
     return [{"game": str(row.game_id), "name": row.game.title, "at": iso(row.at),
              "rating": skill.shown(row.ordinal), "place": row.place, "players": row.players}
-            for row in rows]
+            for row in reversed(rows)]
 
 
 #: A leaderboard lists the players with a rating past provisional who played a rated game in

@@ -29,13 +29,16 @@ WIDTH, HEIGHT = 320, 160
 LEFT, RIGHT, TOP, BOTTOM = 44, 10, 12, 26
 
 
-def chart(history: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The chart of a rating's history (``ratings.rating_history``: oldest first): each
-    point's place in the drawing (x by game, y by rating, the rating's range padded so that a
-    flat line sits mid-height), the axis' labels, and what a sentence says of it. ``None``
-    without a rated game."""
+def chart(history: list[dict[str, Any]], total: int = 0) -> dict[str, Any] | None:
+    """The chart of a rating's history (``ratings.rating_history``: the latest rated games,
+    oldest first; ``total``: the rated games of the rating, when more): each point's place in
+    the drawing (x by game, y by rating, the rating's range padded so that a flat line sits
+    mid-height) and its game's number among all, the axis' labels, and what a sentence says of
+    it. ``None`` without a rated game."""
     if not history:
         return None
+    total = max(total, len(history))
+    earlier = total - len(history)
     values = [point["rating"] for point in history]
     low, high = min(values), max(values)
     pad = max(5, (high - low) // 10)
@@ -46,7 +49,7 @@ def chart(history: list[dict[str, Any]]) -> dict[str, Any] | None:
     for i, point in enumerate(history):
         x = LEFT + (i * step if len(history) > 1 else inner_w / 2)
         y = TOP + (top - point["rating"]) * inner_h / (top - bottom)
-        points.append({**point, "x": round(x, 1), "y": round(y, 1), "number": i + 1,
+        points.append({**point, "x": round(x, 1), "y": round(y, 1), "number": earlier + i + 1,
                        "when": dt.datetime.fromisoformat(point["at"].replace("Z", "+00:00"))})
     return {
         "points": points, "line": " ".join(f"{p['x']},{p['y']}" for p in points),
@@ -54,7 +57,8 @@ def chart(history: list[dict[str, Any]]) -> dict[str, Any] | None:
         "base": HEIGHT - BOTTOM, "label_x": LEFT - 6, "label_y": HEIGHT - 8,
         "high": high, "low": low, "high_y": points[values.index(high)]["y"],
         "low_y": points[values.index(low)]["y"], "first": values[0], "last": values[-1],
-        "count": len(history), "start": points[0]["when"], "end": points[-1]["when"],
+        "count": len(history), "total": total, "start": points[0]["when"],
+        "end": points[-1]["when"],
     }
 
 
@@ -69,8 +73,10 @@ def player(request, name):
     for kit in kits:
         played = counts.get(kit.id, {})
         history = ratings.rating_history(user, kit.id)
-        games.append({"kit": kit, "rating": by_kind.get(kit.id), "counts": played,
-                      "chart": chart(history), "history": history})
+        rating = by_kind.get(kit.id)
+        games.append({"kit": kit, "rating": rating, "counts": played,
+                      "chart": chart(history, rating["games"] if rating else 0),
+                      "history": history})
     seats = user.seats.filter(game__private=False).select_related("game")
     # Both lists read the player's seats through the index of their ends (seat_user_ended:
     # user, ended_at descending), in its order: the finished games the latest ended first (a

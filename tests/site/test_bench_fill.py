@@ -38,6 +38,7 @@ def test_the_full_database_benches_run(db):
                           capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert re.search(r"written: 50 games, [\d,]+ move records", done.stdout), done.stdout
+    assert re.search(r"; [1-9][\d,]* players' tallies counted", done.stdout), done.stdout
     assert "2 games read back: pages, API reads and replays agree" in done.stdout, done.stdout
     done = subprocess.run([sys.executable, "bench/full_database.py", "--repeat", "1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=900, env=env)

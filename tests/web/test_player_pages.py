@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from games.ratings import selectors as rating_selectors
 from games.ratings.models import Rating, Reliability
 from games.ratings.selectors import today
 from games.web.players import LEADERBOARD_PAGE, RECENT_GAMES, chart
@@ -67,6 +68,21 @@ def test_a_player_s_page_shows_ratings_a_chart_and_its_figures(rivals):
         french.decode(), "ere_des_masques"))
 
 
+def test_a_long_history_charts_its_latest_games_numbered_among_all(rivals, monkeypatch):
+    """The chart draws the latest rated games only (the page keeps its size whatever the
+    history), numbers them among all and says of how many, in both languages."""
+    ada, _bob, _finished = rivals
+    monkeypatch.setattr(rating_selectors, "CHART_GAMES", 2)
+    html = browser().get(f"/players/{ada.username}/").content.decode()
+    assert len(re.findall(r"<circle ", _chart_svg(html, "ere_des_masques"))) == 2
+    assert re.findall(r"<tr><td>(\d+)</td>", html) == ["2", "3"]
+    assert re.search(r"over the latest 2 rated games of 3 \(highest \d+, lowest \d+\)\.", html)
+    assert re.search(r"to \d+ over the latest 2 rated games of 3\.</p>", html)
+    french = browser().get(f"/players/{ada.username}/",
+                           HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "sur les 2 dernières des 3 parties classées." in french
+
+
 def test_a_player_page_without_games_says_so_and_an_unknown_player_is_404():
     newcomer = UserFactory()
     html = browser().get(f"/players/{newcomer.username}/").content.decode()
@@ -84,6 +100,9 @@ def test_the_chart_places_its_points_by_game_and_rating():
     assert ys[1] < ys[2] < ys[0]  # (the highest rating drawn highest)
     assert drawn["top"] <= min(ys) and max(ys) <= drawn["base"]
     assert chart([]) is None
+    # (the latest games of a longer history: numbered among all)
+    assert [p["number"] for p in chart(history, 10)["points"]] == [8, 9, 10]
+    assert chart(history, 10)["total"] == 10 and chart(history)["total"] == 3
     assert chart(history[:1])["points"][0]["y"] == pytest.approx(
         (drawn["top"] + drawn["base"]) / 2, abs=1)
 

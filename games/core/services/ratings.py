@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -148,17 +148,13 @@ def recompute(*, kinds: Iterable[str] | None = None) -> int:
         games = games.filter(kind__in=kinds)
     current: dict[tuple[int, str], list[Any]] = {}
     history: list[RatingChange] = []
-    tallies: dict[tuple[int, str], list[int]] = {}
     count = 0
     with transaction.atomic():
         ratings, changes = Rating.objects.all(), RatingChange.objects.all()
-        counted = Tally.objects.all()
         if kinds is not None:
             ratings, changes = ratings.filter(kind__in=kinds), changes.filter(kind__in=kinds)
-            counted = counted.filter(kind__in=kinds)
         changes.delete()
         ratings.delete()
-        counted.delete()
         ids = list(games.values_list("id", flat=True))
         for start in range(0, len(ids), RECOMPUTE_BATCH):
             chunk = list(finished_games().filter(id__in=ids[start:start + RECOMPUTE_BATCH]))
@@ -166,8 +162,6 @@ def recompute(*, kinds: Iterable[str] | None = None) -> int:
             for seat in Seat.objects.filter(game_id__in=list(seats)).order_by("position"):
                 seats[seat.game_id].append(seat)
             for game in chunk:
-                for user in {seat.user_id for seat in seats[game.pk] if seat.user_id}:
-                    tallies.setdefault((user, game.kind), [0, 0])[0] += 1
                 state = selectors.load_state(game, ask_refresh=False)
                 sides = outcome(game, seats[game.pk], state)
                 if sides is None:
@@ -183,18 +177,40 @@ def recompute(*, kinds: Iterable[str] | None = None) -> int:
                     entry[2] += 1
                     entry[3] = now
                     history.append(_change_row(game, change, now))
-                    if change.place == 1:
-                        tallies[(change.user_id, kind)][1] += 1
         Rating.objects.bulk_create(
             [Rating(user_id=user, kind=kind, mu=mu, sigma=sigma,
                     ordinal=skill.ordinal(mu, sigma), games=games_, updated_at=at)
              for (user, kind), (mu, sigma, games_, at) in current.items()],
             batch_size=1000)
         RatingChange.objects.bulk_create(history, batch_size=1000)
-        Tally.objects.bulk_create(
-            [Tally(user_id=user, kind=kind, finished=finished, won=won)
-             for (user, kind), (finished, won) in tallies.items()], batch_size=1000)
+        recount_tallies(kinds=kinds)
     return count
+
+
+def recount_tallies(*, kinds: Iterable[str] | None = None) -> int:
+    """Every player's tally of games finished and won (of ``kinds``, default all) counted
+    again, as the live counts make them (:func:`tally_game`): the finished games' human seats,
+    the rated games' first places. Two aggregates; returns the rows written."""
+    seats = Seat.objects.filter(user__isnull=False, game__status=Game.Status.FINISHED)
+    wins = RatingChange.objects.filter(place=1)
+    tallies = Tally.objects.all()
+    if kinds is not None:
+        kinds = list(kinds)
+        seats, wins = seats.filter(game__kind__in=kinds), wins.filter(kind__in=kinds)
+        tallies = tallies.filter(kind__in=kinds)
+    counts: dict[tuple[int, str], list[int]] = {}
+    for user, kind, n in (seats.values("user_id", "game__kind").annotate(n=Count("id"))
+                          .values_list("user_id", "game__kind", "n")):
+        counts.setdefault((user, kind), [0, 0])[0] = n
+    for user, kind, n in (wins.values("user_id", "kind").annotate(n=Count("id"))
+                          .values_list("user_id", "kind", "n")):
+        counts.setdefault((user, kind), [0, 0])[1] = n
+    with transaction.atomic():
+        tallies.delete()
+        Tally.objects.bulk_create([Tally(user_id=user, kind=kind, finished=finished, won=won)
+                                   for (user, kind), (finished, won) in counts.items()],
+                                  batch_size=1000)
+    return len(counts)
 
 
 def refresh_reliability(as_of: dt.date | None = None, *, batch: int = 500) -> int:

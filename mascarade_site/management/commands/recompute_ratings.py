@@ -1,6 +1,7 @@
 """`manage.py recompute_ratings [--game <id> ...]`: every rating computed again from the
 finished games, replayed in the order they ended (after a change of the model's parameters,
-``games/ratings/skill.py``), in one transaction; what the live updates gave is replaced.
+``games/ratings/skill.py``), in one transaction, with the players' tallies of games finished
+and won; what the live updates gave is replaced.
 
 `--reliability` also stores every player's reliability of the day (the daily task's work)."""
 
