@@ -11,7 +11,7 @@ run of one game's tests alone has it too (``tests/conftest.py`` only reaches ``t
   - ``dev`` (the default, ``make test``): 30 examples per hypothesis test (one example of a
     rules' property test is one whole game), and the parametrisations marked
     ``@pytest.mark.thorough`` (the longest ones) left out;
-  - ``thorough`` (CI, ``.ci/run``): 1,000 examples per test, every parametrisation;
+  - ``thorough`` (CI, ``.ci/run``): 500 examples per test, every parametrisation;
   - ``exhaustive``: a long run by hand, at least 10,000 examples per test, every parametrisation::
 
         HYPOTHESIS_PROFILE=exhaustive .venv/bin/python -m pytest games/*/tests/test_properties.py
@@ -70,7 +70,7 @@ if os.environ.get("REDIS_URL") and os.environ.get("PYTEST_XDIST_WORKER"):
 
 # --- Hypothesis profiles ------------------------------------------------------------------------
 
-PROFILES = {"dev": 30, "thorough": 1000, "exhaustive": 10_000}
+PROFILES = {"dev": 30, "thorough": 500, "exhaustive": 10_000}
 DEFAULT_PROFILE = "dev"
 
 for _name, _examples in PROFILES.items():
