@@ -163,6 +163,11 @@ def test_the_other_games_moves_are_the_same_statements(kind, options, players):
     for _ in range(10):
         read, move, move_sql = _statements(game, clients, lambda moves: moves[0])
         assert read == READ_STATEMENTS
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            # (a deal whose game ends within its first moves: its end rates it and counts it
+            # in its players' tallies, the statements of a game's end, not of a move)
+            break
         assert move in (MOVE_STATEMENTS, replaced, silent,
                         [*replaced[:7], *replaced[8:]]), " ".join(move)
         seen.append((move == MOVE_STATEMENTS, _message_written_with_the_move(move_sql)))
